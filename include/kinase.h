@@ -1,0 +1,70 @@
+/* kinase.h: the public interface of Kinase, compatible with Enzyme's C ABI.
+ *
+ * Usable from C, C++ and CUDA (host and device code). Compile with kinase-cc,
+ * which adds this directory to the include path and the Kinase pass to clang.
+ *
+ *   #include <kinase.h>
+ *
+ *   double f(double x, const double *p) { return x * x * p[0]; }
+ *
+ *   // Reverse mode: d f / d x is returned, d f / d p accumulated into dp.
+ *   double dp[1] = {0};
+ *   double dx = __enzyme_autodiff((void *)f, enzyme_out, x, enzyme_dup, p, dp);
+ *
+ *   // Forward mode: the tangent of f in the direction (1, dp).
+ *   double t = __enzyme_fwddiff((void *)f, enzyme_dup, x, 1.0, enzyme_const, p);
+ *
+ * Markers, one before each argument of the differentiated function:
+ *   enzyme_dup, x, dx       x with its shadow or tangent dx
+ *   enzyme_dupnoneed, x, dx the same, and the primal result is not needed
+ *   enzyme_const, x         x is not differentiated
+ *   enzyme_out, x           (reverse mode) an active scalar; its gradient is returned
+ * Unmarked arguments: floating-point scalars are out, pointers dup, integers
+ * const. The markers are only ever read by name by the pass: they are never
+ * defined in a program that runs.
+ *
+ * Both entry points are declared here as variadic functions returning double.
+ * A program that declares its own prototypes (other return types, C++
+ * templates, as Enzyme's own examples do) defines KINASE_NO_ENTRY_DECLS
+ * before including this header, or does not include it at all. Programs that
+ * include it must not declare the markers themselves in CUDA device code.
+ */
+#ifndef KINASE_H
+#define KINASE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__CUDA__) && defined(__CUDA_ARCH__)
+/* CUDA device compilation: device code cannot read a host variable, and an
+ * extern __device__ variable would need -rdc. One private copy per
+ * translation unit (its mangled name, such as _ZL10enzyme_dup, is
+ * recognised too). */
+static __device__ int enzyme_dup;
+static __device__ int enzyme_dupnoneed;
+static __device__ int enzyme_const;
+static __device__ int enzyme_out;
+#else
+extern int enzyme_dup;
+extern int enzyme_dupnoneed;
+extern int enzyme_const;
+extern int enzyme_out;
+#endif
+
+#ifndef KINASE_NO_ENTRY_DECLS
+#ifdef __CUDA__
+#define KINASE_ENTRY_ __host__ __device__
+#else
+#define KINASE_ENTRY_
+#endif
+KINASE_ENTRY_ double __enzyme_autodiff(void *fn, ...);
+KINASE_ENTRY_ double __enzyme_fwddiff(void *fn, ...);
+#undef KINASE_ENTRY_
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KINASE_H */

@@ -1,0 +1,198 @@
+/* The Enzyme C ABI: __enzyme_fwddiff(fn, args...) and
+ * __enzyme_autodiff(fn, args...) calls, with activity markers (enzyme_dup,
+ * enzyme_dupnoneed, enzyme_const, enzyme_out) passed as the values of
+ * globals of those names. A call is replaced by a call of the derivative. */
+#include "kinase.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  const char *name;
+  Activity activity;
+} markers[] = {
+    {"enzyme_dup", ACT_DUP},
+    {"enzyme_dupnoneed", ACT_DUPNONEED},
+    {"enzyme_const", ACT_CONST},
+    {"enzyme_out", ACT_OUT},
+};
+
+/* A marker global is named like the marker; as a C++ internal variable
+ * (static __device__ int enzyme_dup) it is mangled _ZL10enzyme_dup, and
+ * with -fgpu-rdc clang may append __static__<id>. */
+static bool is_marker_name(const char *name, const char *marker) {
+  char mangled[64];
+  snprintf(mangled, sizeof mangled, "_ZL%zu", strlen(marker));
+  if (!strncmp(name, mangled, strlen(mangled)))
+    name += strlen(mangled);
+  size_t n = strlen(marker);
+  return !strncmp(name, marker, n) && (!name[n] || !strncmp(name + n, "__static__", 10));
+}
+
+/* The marker an argument is (its global, or a load of it), or -1. */
+static int marker_of(LLVMValueRef arg) {
+  LLVMValueRef v = kn_strip_casts(arg);
+  if (LLVMIsALoadInst(v))
+    v = kn_strip_casts(LLVMGetOperand(v, 0));
+  if (!LLVMIsAGlobalVariable(v))
+    return -1;
+  for (size_t i = 0; i < sizeof markers / sizeof *markers; i++)
+    if (is_marker_name(kn_value_name(v), markers[i].name))
+      return (int)markers[i].activity;
+  return -1;
+}
+
+static const char *entry_name(Mode mode) {
+  return mode == MODE_FORWARD ? "__enzyme_fwddiff" : "__enzyme_autodiff";
+}
+
+/* Default activity of an unmarked argument, as in Enzyme. */
+static Activity default_activity(LLVMTypeRef param, Mode mode) {
+  if (kn_is_float_type(param))
+    return mode == MODE_FORWARD ? ACT_DUP : ACT_OUT;
+  if (kn_is_pointer_type(param))
+    return ACT_DUP;
+  return ACT_CONST;
+}
+
+typedef struct {
+  LLVMValueRef call;
+  Mode mode;
+  LLVMValueRef fn;
+  LLVMBuilderRef b;
+  LLVMValueRef args[2 * KN_MAX_PARAMS];
+  unsigned nargs;
+} Request;
+
+static bool request_error(Request *r, const char *fmt, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  kn_error(r->call, NULL, "%s: %s", entry_name(r->mode), what);
+  return false;
+}
+
+static bool check_activity(Request *r, unsigned i, LLVMTypeRef param, Activity act) {
+  bool is_float = kn_is_float_type(param), is_pointer = kn_is_pointer_type(param);
+  if (act == ACT_OUT && r->mode == MODE_FORWARD)
+    return request_error(r, "enzyme_out (parameter %u of '%s') is a reverse-mode marker; use "
+                            "enzyme_dup in forward mode",
+                         i + 1, kn_function_name(r->fn));
+  if (act == ACT_OUT && !is_float)
+    return request_error(r, "parameter %u of '%s' is enzyme_out but is not a floating-point value",
+                         i + 1, kn_function_name(r->fn));
+  if ((act == ACT_DUP || act == ACT_DUPNONEED) && !is_float && !is_pointer &&
+      !kn_type_has_floats(param))
+    return request_error(r, "parameter %u of '%s' is %s but is an integer, which has no derivative",
+                         i + 1, kn_function_name(r->fn), activity_name(act));
+  return true;
+}
+
+static bool push_arg(Request *r, unsigned i, LLVMValueRef value, LLVMTypeRef type) {
+  bool ok;
+  LLVMValueRef converted = coerce(r->b, value, type, &ok);
+  if (!ok)
+    return request_error(r, "argument for parameter %u of '%s' does not match its type", i + 1,
+                         kn_function_name(r->fn));
+  r->args[r->nargs++] = converted;
+  return true;
+}
+
+/* Reads the markers and values after the function argument into `sig` and
+ * the argument list of the derivative. */
+static bool read_arguments(Request *r, Signature *sig) {
+  unsigned nactual = LLVMGetNumArgOperands(r->call), cursor = 1;
+  unsigned nparams = LLVMCountParams(r->fn);
+  if (nparams > KN_MAX_PARAMS)
+    return request_error(r, "'%s' has more than %d parameters", kn_function_name(r->fn),
+                         KN_MAX_PARAMS);
+  sig->nparams = nparams;
+  for (unsigned i = 0; i < nparams; i++) {
+    LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(r->fn, i));
+    int marker = cursor < nactual ? marker_of(LLVMGetOperand(r->call, cursor)) : -1;
+    Activity act = marker >= 0 ? (Activity)marker : default_activity(type, r->mode);
+    cursor += marker >= 0;
+    unsigned needed = (act == ACT_DUP || act == ACT_DUPNONEED) ? 2 : 1;
+    if (cursor + needed > nactual)
+      return request_error(r, "'%s' has %u parameters but the call ends at parameter %u (%s needs %s)",
+                           kn_function_name(r->fn), nparams, i + 1, activity_name(act),
+                           needed == 2 ? "a value and its shadow" : "a value");
+    if (!check_activity(r, i, type, act))
+      return false;
+    for (unsigned k = 0; k < needed; k++) {
+      LLVMValueRef value = LLVMGetOperand(r->call, cursor++);
+      if (marker_of(value) >= 0)
+        return request_error(r, "a marker stands where parameter %u of '%s' expects a %s",
+                             i + 1, kn_function_name(r->fn), k ? "shadow" : "value");
+      if (!push_arg(r, i, value, type))
+        return false;
+    }
+    sig->params[i] = act;
+  }
+  if (cursor != nactual)
+    return request_error(r, "'%s' has %u parameters but the call passes %u more argument%s",
+                         kn_function_name(r->fn), nparams, nactual - cursor,
+                         nactual - cursor == 1 ? "" : "s");
+  return true;
+}
+
+static void erase_dead_markers(LLVMValueRef *args, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (LLVMIsALoadInst(args[i]) && marker_of(args[i]) >= 0 && !LLVMGetFirstUse(args[i]))
+      LLVMInstructionEraseFromParent(args[i]);
+}
+
+static bool lower(Request *r) {
+  LLVMValueRef target = kn_strip_casts(LLVMGetOperand(r->call, 0));
+  if (!LLVMIsAFunction(target))
+    return request_error(r, "the first argument must be a function, not %s",
+                         LLVMIsAConstant(target) ? "a constant" : "a computed pointer");
+  if (LLVMIsDeclaration(target))
+    return request_error(r, "'%s' has no body in this module to differentiate",
+                         kn_function_name(target));
+  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(target)))
+    return request_error(r, "'%s' is variadic", kn_function_name(target));
+  if (r->mode == MODE_REVERSE)
+    return request_error(r, "reverse mode is not implemented yet");
+  r->fn = target;
+  Signature sig = {.fn = target, .mode = r->mode};
+  if (!read_arguments(r, &sig))
+    return false;
+  LLVMTypeRef declared = LLVMTypeOf(r->call);
+  LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(target));
+  sig.ret_tangent = LLVMGetTypeKind(declared) != LLVMVoidTypeKind &&
+                    kn_type_has_floats(ret);
+  LLVMValueRef deriv = derive_get(&sig);
+  LLVMValueRef result = LLVMBuildCall2(r->b, derive_type(&sig), deriv, r->args, r->nargs, "");
+  LLVMInstructionSetDebugLoc(result, LLVMInstructionGetDebugLoc(r->call));
+  if (LLVMGetTypeKind(declared) != LLVMVoidTypeKind) {
+    bool ok = sig.ret_tangent;
+    LLVMValueRef value = ok ? coerce(r->b, result, declared, &ok) : NULL;
+    if (!ok && sig.ret_tangent)
+      return request_error(r, "the declared return type cannot hold the derivative of '%s''s result",
+                           kn_function_name(target));
+    LLVMReplaceAllUsesWith(r->call, value ? value : LLVMConstNull(declared));
+  }
+  return true;
+}
+
+bool abi_lower_request(LLVMValueRef call, Mode mode) {
+  Request r = {.call = call, .mode = mode, .b = LLVMCreateBuilderInContext(kn_module.ctx)};
+  LLVMPositionBuilderBefore(r.b, call);
+  bool ok = lower(&r);
+  if (!ok && LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
+    LLVMReplaceAllUsesWith(call, LLVMGetPoison(LLVMTypeOf(call)));
+  LLVMValueRef operands[2 * KN_MAX_PARAMS + 2];
+  unsigned n = LLVMGetNumArgOperands(call);
+  n = n > 2 * KN_MAX_PARAMS + 2 ? 2 * KN_MAX_PARAMS + 2 : n;
+  for (unsigned i = 0; i < n; i++)
+    operands[i] = LLVMGetOperand(call, i);
+  LLVMInstructionEraseFromParent(call);
+  erase_dead_markers(operands, n);
+  LLVMDisposeBuilder(r.b);
+  return ok;
+}

@@ -1,0 +1,93 @@
+/* Function copies. The C API has no CloneFunction: instructions are copied
+ * with LLVMInstructionClone and their operands remapped; phis are rebuilt
+ * because their incoming blocks are not operands. */
+#include "kinase.h"
+
+static LLVMValueRef mapped(ValueMap *map, LLVMValueRef value) {
+  LLVMValueRef copy = vmap_get(map, value);
+  return copy ? copy : value;
+}
+
+static void copy_phi_incoming(ValueMap *map, LLVMValueRef phi, LLVMValueRef copy) {
+  unsigned n = LLVMCountIncoming(phi);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef value = mapped(map, LLVMGetIncomingValue(phi, i));
+    LLVMBasicBlockRef block =
+        LLVMValueAsBasicBlock(mapped(map, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(phi, i))));
+    LLVMAddIncoming(copy, &value, &block, 1);
+  }
+}
+
+static void remap_operands(ValueMap *map, LLVMValueRef copy) {
+  int n = LLVMGetNumOperands(copy);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef op = LLVMGetOperand(copy, (unsigned)i);
+    LLVMValueRef to = vmap_get(map, op);
+    if (to)
+      LLVMSetOperand(copy, (unsigned)i, to);
+  }
+}
+
+LLVMValueRef clone_function(LLVMValueRef fn, const char *name) {
+  LLVMValueRef copy = LLVMAddFunction(kn_module.mod, name, LLVMGlobalGetValueType(fn));
+  LLVMSetLinkage(copy, LLVMInternalLinkage);
+  ValueMap map = {0};
+  for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++) {
+    LLVMValueRef param = LLVMGetParam(copy, i);
+    LLVMSetValueName2(param, kn_value_name(LLVMGetParam(fn, i)),
+                      __builtin_strlen(kn_value_name(LLVMGetParam(fn, i))));
+    vmap_put(&map, LLVMGetParam(fn, i), param);
+  }
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMBasicBlockRef to = LLVMAppendBasicBlockInContext(kn_module.ctx, copy, LLVMGetBasicBlockName(bb));
+    vmap_put(&map, LLVMBasicBlockAsValue(bb), LLVMBasicBlockAsValue(to));
+  }
+
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMPositionBuilderAtEnd(b, LLVMValueAsBasicBlock(vmap_get(&map, LLVMBasicBlockAsValue(bb))));
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef dup;
+      if (LLVMIsAPHINode(inst)) {
+        dup = LLVMBuildPhi(b, LLVMTypeOf(inst), kn_value_name(inst));
+      } else {
+        dup = LLVMInstructionClone(inst);
+        LLVMInsertIntoBuilderWithName(b, dup, kn_value_name(inst));
+      }
+      LLVMInstructionSetDebugLoc(dup, LLVMInstructionGetDebugLoc(inst));
+      vmap_put(&map, inst, dup);
+    }
+  }
+  LLVMDisposeBuilder(b);
+
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef dup = vmap_get(&map, inst);
+      if (LLVMIsAPHINode(inst))
+        copy_phi_incoming(&map, inst, dup);
+      else
+        remap_operands(&map, dup);
+    }
+  vmap_free(&map);
+  return copy;
+}
+
+void move_body(LLVMValueRef from, LLVMValueRef to, LLVMValueRef *args) {
+  LLVMBasicBlockRef anchor = LLVMAppendBasicBlockInContext(kn_module.ctx, to, "anchor");
+  LLVMBasicBlockRef last = anchor;
+  while (LLVMGetFirstBasicBlock(from)) {
+    LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(from);
+    LLVMMoveBasicBlockAfter(bb, last);
+    last = bb;
+  }
+  LLVMDeleteBasicBlock(anchor);
+  for (unsigned i = 0, n = LLVMCountParams(from); i < n; i++)
+    LLVMReplaceAllUsesWith(LLVMGetParam(from, i), args[i]);
+  LLVMDeleteFunction(from);
+}
+
+void strip_debug_locations(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      LLVMInstructionSetDebugLoc(inst, NULL);
+}

@@ -1,0 +1,49 @@
+/* Values passed through the variadic __enzyme_* entry points arrive with C's
+ * default promotions (float as double, char and short as int) or with the
+ * types the caller declared; this converts them to what the function has. */
+#include "kinase.h"
+
+/* Same-size aggregates and vectors: reinterpret the bytes. */
+static LLVMValueRef through_memory(LLVMBuilderRef b, LLVMValueRef value, LLVMTypeRef type) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(here);
+  LLVMBuilderRef entry = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMBasicBlockRef first = LLVMGetEntryBasicBlock(fn);
+  LLVMValueRef at = LLVMGetFirstInstruction(first);
+  if (at)
+    LLVMPositionBuilderBefore(entry, at);
+  else
+    LLVMPositionBuilderAtEnd(entry, first);
+  LLVMValueRef slot = LLVMBuildAlloca(entry, LLVMTypeOf(value), "coerce");
+  LLVMDisposeBuilder(entry);
+  LLVMBuildStore(b, value, slot);
+  return LLVMBuildLoad2(b, type, slot, "");
+}
+
+LLVMValueRef coerce(LLVMBuilderRef b, LLVMValueRef value, LLVMTypeRef type, bool *ok) {
+  LLVMTypeRef from = LLVMTypeOf(value);
+  *ok = true;
+  if (from == type)
+    return value;
+  LLVMTypeKind fk = LLVMGetTypeKind(from), tk = LLVMGetTypeKind(type);
+  bool from_float = kn_is_float_type(from) && fk != LLVMVectorTypeKind;
+  bool to_float = kn_is_float_type(type) && tk != LLVMVectorTypeKind;
+  if (from_float && to_float)
+    return LLVMBuildFPCast(b, value, type, "");
+  if (fk == LLVMIntegerTypeKind && tk == LLVMIntegerTypeKind)
+    return LLVMBuildIntCast2(b, value, type, 1, "");
+  if (fk == LLVMPointerTypeKind && tk == LLVMPointerTypeKind)
+    return LLVMBuildAddrSpaceCast(b, value, type, "");
+  if (fk == LLVMIntegerTypeKind && tk == LLVMPointerTypeKind)
+    return LLVMBuildIntToPtr(b, value, type, "");
+  if (fk == LLVMPointerTypeKind && tk == LLVMIntegerTypeKind)
+    return LLVMBuildPtrToInt(b, value, type, "");
+  if (fk == LLVMVoidTypeKind || tk == LLVMVoidTypeKind) {
+    *ok = false;
+    return NULL;
+  }
+  if (LLVMABISizeOfType(kn_module.layout, from) == LLVMABISizeOfType(kn_module.layout, type))
+    return through_memory(b, value, type);
+  *ok = false;
+  return NULL;
+}

@@ -1,0 +1,529 @@
+/* Forward mode: the derivative function computes the primal and, beside
+ * every varied value, its tangent (for a pointer: its shadow pointer).
+ *
+ * require: `deriv` declared with derive_type(sig), empty.
+ * The user's function is copied and simplified, its body moved into
+ * `deriv`, and tangent code inserted after each varied instruction, visiting
+ * blocks in reverse post-order so that operands' tangents exist before their
+ * uses (phis get their tangent phis first and incoming values last).
+ *
+ * Every value has a tangent of its own type; a value that is not varied has
+ * the zero tangent, written NULL here. Integers loaded from shadow memory
+ * carry the shadow's bits, so that copies of floats through integer loads
+ * and stores keep their tangents; integer arithmetic is never varied. */
+#include "kinase.h"
+
+#include <stb/stb_ds.h>
+#include <stdlib.h>
+
+typedef struct {
+  const Signature *sig;
+  LLVMValueRef deriv;
+  LLVMBuilderRef b;
+  ValueSet varied;    /* values with a nonzero tangent */
+  ValueMap tangent;   /* varied instruction -> its tangent */
+  LLVMValueRef *phis; /* varied phis, whose tangents get incoming values last */
+  bool failed;
+} Forward;
+
+static void fail(Forward *f, LLVMValueRef where, const char *fmt, const char *detail) {
+  kn_error(where, f->sig->fn, fmt, detail);
+  f->failed = true;
+}
+
+/* ---- which values are varied ---- */
+
+static bool is_varied(Forward *f, LLVMValueRef v) { return vset_has(&f->varied, v); }
+
+static bool any_operand_varied(Forward *f, LLVMValueRef inst, unsigned first, unsigned count) {
+  for (unsigned i = first; i < first + count && i < (unsigned)LLVMGetNumOperands(inst); i++)
+    if (is_varied(f, LLVMGetOperand(inst, i)))
+      return true;
+  return false;
+}
+
+static bool differentiable_type(LLVMTypeRef type) {
+  return kn_type_has_floats(type) || kn_is_pointer_type(type);
+}
+
+static bool call_is_varied(Forward *f, LLVMValueRef call) {
+  const Rule *rule = rule_for_call(call);
+  if (rule) {
+    switch (rule->kind) {
+    case RULE_MATH:
+      return any_operand_varied(f, call, 0, rule->arg);
+    case RULE_ALLOC:
+    case RULE_CALLOC:
+    case RULE_REALLOC:
+      return true;
+    default:
+      return false;
+    }
+  }
+  LLVMValueRef callee = kn_called_function(call);
+  return callee && !LLVMIsDeclaration(callee) && differentiable_type(LLVMTypeOf(call)) &&
+         any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call));
+}
+
+/* Operand positions whose tangents make the instruction's tangent when the
+ * instruction is applied to them (the linear, structural instructions), as
+ * {first, count}; count 0 means the instruction is not structural. */
+static void structural_operands(LLVMOpcode op, unsigned *first, unsigned *count) {
+  *first = 0;
+  switch (op) {
+  case LLVMFNeg:
+  case LLVMFPExt:
+  case LLVMFPTrunc:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+  case LLVMPtrToInt:
+  case LLVMIntToPtr:
+  case LLVMFreeze:
+  case LLVMExtractValue:
+  case LLVMExtractElement:
+  case LLVMGetElementPtr:
+  case LLVMLoad:
+    *count = 1;
+    return;
+  case LLVMInsertValue:
+  case LLVMInsertElement:
+  case LLVMShuffleVector:
+    *count = 2;
+    return;
+  case LLVMSelect:
+    *first = 1;
+    *count = 2;
+    return;
+  default:
+    *count = 0;
+  }
+}
+
+static bool inst_is_varied(Forward *f, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  unsigned first, count;
+  structural_operands(op, &first, &count);
+  if (count)
+    return any_operand_varied(f, inst, first, count);
+  if (rule_for_opcode(op))
+    return any_operand_varied(f, inst, 0, 2);
+  switch (op) {
+  case LLVMPHI:
+    for (unsigned i = 0, n = LLVMCountIncoming(inst); i < n; i++)
+      if (is_varied(f, LLVMGetIncomingValue(inst, i)))
+        return true;
+    return false;
+  case LLVMAlloca:
+    return true;
+  case LLVMCall:
+    return call_is_varied(f, inst);
+  default:
+    return false;
+  }
+}
+
+/* require: the varied parameters in f->varied */
+static void find_varied(Forward *f, LLVMBasicBlockRef *blocks) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (ptrdiff_t k = 0; k < arrlen(blocks); k++)
+      for (LLVMValueRef inst = LLVMGetFirstInstruction(blocks[k]); inst;
+           inst = LLVMGetNextInstruction(inst))
+        if (!is_varied(f, inst) && inst_is_varied(f, inst))
+          changed |= vset_add(&f->varied, inst);
+  }
+}
+
+/* ---- tangents ---- */
+
+static bool is_null_like(LLVMValueRef v) {
+  return LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v);
+}
+
+/* The tangent of `v` as a value, zero when `v` is not varied. A pointer
+ * with no shadow has no zero tangent: `user` is where it is needed. */
+static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
+  if (is_varied(f, v)) {
+    LLVMValueRef t = vmap_get(&f->tangent, v);
+    if (!t)
+      kn_die("varied value %s has no tangent yet", kn_value_name(v));
+    return t;
+  }
+  LLVMTypeRef type = LLVMTypeOf(v);
+  if (kn_is_pointer_type(type) && !is_null_like(v))
+    fail(f, user,
+         "a pointer here may point either to memory with a shadow (a dup argument or "
+         "local memory) or to memory without one (%s); give both the same activity",
+         LLVMIsAArgument(v) ? "an enzyme_const argument" : "a global or constant");
+  return LLVMConstNull(type);
+}
+
+static void set_tangent(Forward *f, LLVMValueRef v, LLVMValueRef t) {
+  vmap_put(&f->tangent, v, t);
+}
+
+/* Metadata of the primal (ranges, nonnull, alias scopes) may not hold for
+ * the shadow. */
+static void drop_metadata(LLVMValueRef inst) {
+  size_t n;
+  LLVMValueMetadataEntry *entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(inst, &n);
+  for (size_t i = 0; i < n; i++)
+    LLVMSetMetadata(inst, LLVMValueMetadataEntriesGetKind(entries, (unsigned)i), NULL);
+  LLVMDisposeValueMetadataEntries(entries);
+}
+
+/* The same instruction with operands [first, first+count) replaced by their
+ * tangents: the tangent of a linear, structural instruction, or the shadow
+ * twin of a memory operation. */
+static LLVMValueRef twin(Forward *f, LLVMValueRef inst, unsigned first, unsigned count) {
+  LLVMValueRef copy = LLVMInstructionClone(inst);
+  for (unsigned i = first; i < first + count; i++)
+    LLVMSetOperand(copy, i, tangent_of(f, LLVMGetOperand(inst, i), inst));
+  drop_metadata(copy);
+  const char *name = kn_value_name(inst);
+  char *dname = kn_strdup_printf("%s%s", *name ? "d." : "", name);
+  LLVMInsertIntoBuilderWithName(f->b, copy, dname);
+  free(dname);
+  return copy;
+}
+
+/* sum over i of partial_i * tangent(arg_i), for the varied args. */
+static LLVMValueRef linear_combination(Forward *f, PartialFn partial, LLVMValueRef *args,
+                                       unsigned nargs, LLVMValueRef result) {
+  LLVMValueRef sum = NULL;
+  for (unsigned i = 0; i < nargs; i++) {
+    if (!is_varied(f, args[i]))
+      continue;
+    LLVMValueRef term =
+        math_fmul(f->b, partial(f->b, args, result, i), tangent_of(f, args[i], result));
+    sum = sum ? math_fadd(f->b, sum, term) : term;
+  }
+  return sum ? sum : LLVMConstNull(LLVMTypeOf(result));
+}
+
+static LLVMValueRef operands_of(LLVMValueRef inst, unsigned n, LLVMValueRef *out) {
+  for (unsigned i = 0; i < n; i++)
+    out[i] = LLVMGetOperand(inst, i);
+  return inst;
+}
+
+static void shadow_alloca(Forward *f, LLVMValueRef inst) {
+  LLVMValueRef shadow = twin(f, inst, 0, 0);
+  LLVMTypeRef type = LLVMGetAllocatedType(inst);
+  LLVMValueRef size = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),
+                                   LLVMABISizeOfType(kn_module.layout, type), 0);
+  LLVMValueRef count = LLVMGetOperand(inst, 0);
+  if (!LLVMIsAConstantInt(count) || LLVMConstIntGetZExtValue(count) != 1)
+    size = LLVMBuildMul(f->b, size, LLVMBuildZExtOrBitCast(f->b, count, LLVMTypeOf(size), ""), "");
+  LLVMBuildMemSet(f->b, shadow, LLVMConstInt(LLVMInt8TypeInContext(kn_module.ctx), 0, 0), size,
+                  LLVMGetAlignment(inst));
+  set_tangent(f, inst, shadow);
+}
+
+static LLVMValueRef zero_byte(void) { return LLVMConstInt(LLVMInt8TypeInContext(kn_module.ctx), 0, 0); }
+
+static void store_tangent(Forward *f, LLVMValueRef store) {
+  LLVMValueRef value = LLVMGetOperand(store, 0), ptr = LLVMGetOperand(store, 1);
+  if (!is_varied(f, ptr)) {
+    LLVMValueRef base = kn_underlying_object(ptr);
+    if (is_varied(f, value) && LLVMIsAGlobalVariable(base))
+      fail(f, store, "it stores a differentiated value into global variable '%s', which has no shadow",
+           kn_value_name(base));
+    return;
+  }
+  LLVMValueRef copy = LLVMInstructionClone(store);
+  LLVMSetOperand(copy, 0, tangent_of(f, value, store));
+  LLVMSetOperand(copy, 1, tangent_of(f, ptr, store));
+  drop_metadata(copy);
+  LLVMInsertIntoBuilder(f->b, copy);
+}
+
+/* ---- calls ---- */
+
+static void call_user_function(Forward *f, LLVMValueRef call, LLVMValueRef callee) {
+  Signature sig = {.fn = callee, .mode = MODE_FORWARD};
+  unsigned nargs = LLVMGetNumArgOperands(call);
+  if (nargs > KN_MAX_PARAMS || LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee))) {
+    fail(f, call, "it calls variadic or very long function '%s'", kn_function_name(callee));
+    return;
+  }
+  sig.nparams = nargs;
+  LLVMValueRef args[2 * KN_MAX_PARAMS];
+  unsigned n = 0;
+  for (unsigned i = 0; i < nargs; i++) {
+    LLVMValueRef arg = LLVMGetOperand(call, i);
+    args[n++] = arg;
+    sig.params[i] = is_varied(f, arg) ? ACT_DUP : ACT_CONST;
+    if (sig.params[i] == ACT_DUP)
+      args[n++] = tangent_of(f, arg, call);
+  }
+  sig.ret_tangent = is_varied(f, call);
+  sig.ret_primal = LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind;
+  LLVMValueRef deriv = derive_get(&sig);
+  LLVMValueRef result = LLVMBuildCall2(f->b, derive_type(&sig), deriv, args, n, "");
+  if (sig.ret_tangent) {
+    LLVMValueRef primal = LLVMBuildExtractValue(f->b, result, 0, kn_value_name(call));
+    LLVMValueRef t = LLVMBuildExtractValue(f->b, result, 1, "");
+    LLVMReplaceAllUsesWith(call, primal);
+    vset_add(&f->varied, primal);
+    set_tangent(f, primal, t);
+    set_tangent(f, call, t);
+  } else if (sig.ret_primal) {
+    LLVMReplaceAllUsesWith(call, result);
+  }
+  LLVMInstructionEraseFromParent(call);
+}
+
+static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  switch (rule->kind) {
+  case RULE_ALLOC: {
+    LLVMValueRef shadow = twin(f, call, 0, 0);
+    LLVMBuildMemSet(f->b, shadow, zero_byte(), LLVMGetOperand(call, rule->arg), 1);
+    set_tangent(f, call, shadow);
+    return;
+  }
+  case RULE_CALLOC:
+    set_tangent(f, call, twin(f, call, 0, 0));
+    return;
+  case RULE_REALLOC:
+    set_tangent(f, call, twin(f, call, 0, 1));
+    return;
+  case RULE_POSIX_MEMALIGN:
+    if (is_varied(f, dst)) {
+      twin(f, call, 0, 1);
+      LLVMTypeRef ptr_type = LLVMPointerTypeInContext(kn_module.ctx, 0);
+      LLVMValueRef shadow = LLVMBuildLoad2(f->b, ptr_type, tangent_of(f, dst, call), "");
+      LLVMBuildMemSet(f->b, shadow, zero_byte(), LLVMGetOperand(call, rule->arg), 1);
+    }
+    return;
+  case RULE_FREE:
+    if (is_varied(f, dst))
+      twin(f, call, 0, 1);
+    return;
+  case RULE_MEMCPY:
+    if (!is_varied(f, dst))
+      return;
+    if (is_varied(f, LLVMGetOperand(call, 1))) {
+      twin(f, call, 0, 2);
+    } else {
+      LLVMValueRef len = LLVMGetOperand(call, 2);
+      LLVMBuildMemSet(f->b, tangent_of(f, dst, call), zero_byte(), len, 1);
+    }
+    return;
+  case RULE_MEMSET:
+    if (is_varied(f, dst)) {
+      LLVMValueRef copy = twin(f, call, 0, 1);
+      LLVMSetOperand(copy, 1, LLVMConstNull(LLVMTypeOf(LLVMGetOperand(call, 1))));
+    }
+    return;
+  default:
+    return;
+  }
+}
+
+static bool any_arg_varied(Forward *f, LLVMValueRef call) {
+  return any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call));
+}
+
+static void call_tangent(Forward *f, LLVMValueRef call) {
+  LLVMValueRef target = LLVMGetCalledValue(call);
+  if (LLVMIsAInlineAsm(target)) {
+    fail(f, call, "it contains inline assembly%s", "");
+    return;
+  }
+  const Rule *rule = rule_for_call(call);
+  if (rule && rule->kind == RULE_MATH) {
+    if (is_varied(f, call)) {
+      LLVMValueRef args[4];
+      operands_of(call, rule->arg, args);
+      set_tangent(f, call, linear_combination(f, rule->partial, args, rule->arg, call));
+    }
+    return;
+  }
+  if (rule) {
+    memory_call(f, call, rule);
+    return;
+  }
+  if (!any_arg_varied(f, call))
+    return;
+  LLVMValueRef callee = kn_called_function(call);
+  if (!callee) {
+    fail(f, call, "it makes an indirect call%s with differentiated arguments", "");
+  } else if (LLVMIsDeclaration(callee)) {
+    fail(f, call,
+         LLVMGetIntrinsicID(callee) ? "intrinsic '%s' has no derivative rule"
+                                    : "external function '%s' has no derivative rule and no body "
+                                      "to differentiate",
+         kn_function_name(callee));
+  } else {
+    call_user_function(f, call, callee);
+  }
+}
+
+/* ---- instructions ---- */
+
+static void phi_tangent(Forward *f, LLVMValueRef phi) {
+  LLVMValueRef t = LLVMBuildPhi(f->b, LLVMTypeOf(phi), "");
+  set_tangent(f, phi, t);
+  arrput(f->phis, phi);
+}
+
+static void fill_phi_tangents(Forward *f) {
+  for (ptrdiff_t k = 0; k < arrlen(f->phis); k++) {
+    LLVMValueRef phi = f->phis[k], t = vmap_get(&f->tangent, phi);
+    for (unsigned i = 0, n = LLVMCountIncoming(phi); i < n; i++) {
+      LLVMValueRef value = tangent_of(f, LLVMGetIncomingValue(phi, i), phi);
+      LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, i);
+      LLVMAddIncoming(t, &value, &from, 1);
+    }
+  }
+}
+
+static void emit_tangent(Forward *f, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  if (op == LLVMCall) {
+    call_tangent(f, inst);
+    return;
+  }
+  if (op == LLVMStore) {
+    store_tangent(f, inst);
+    return;
+  }
+  if (!is_varied(f, inst))
+    return;
+  unsigned first, count;
+  structural_operands(op, &first, &count);
+  PartialFn partial = rule_for_opcode(op);
+  if (count) {
+    set_tangent(f, inst, twin(f, inst, first, count));
+  } else if (partial) {
+    LLVMValueRef args[2];
+    operands_of(inst, 2, args);
+    set_tangent(f, inst, linear_combination(f, partial, args, 2, inst));
+  } else if (op == LLVMPHI) {
+    phi_tangent(f, inst);
+  } else if (op == LLVMAlloca) {
+    shadow_alloca(f, inst);
+  } else {
+    kn_die("varied instruction with opcode %d has no tangent rule", op);
+  }
+}
+
+static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
+  LLVMValueRef inst = LLVMGetFirstInstruction(bb);
+  while (inst && LLVMIsAPHINode(inst))
+    inst = LLVMGetNextInstruction(inst);
+  return inst;
+}
+
+static bool unsupported_instruction(Forward *f, LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMInvoke:
+  case LLVMLandingPad:
+  case LLVMResume:
+    fail(f, inst, "it uses C++ exceptions (%s), which Kinase does not differentiate", "invoke");
+    return true;
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg:
+    if (any_operand_varied(f, inst, 0, 3)) {
+      fail(f, inst, "it uses an atomic operation on differentiated memory%s", "");
+      return true;
+    }
+    return false;
+  case LLVMIndirectBr:
+  case LLVMCallBr:
+    fail(f, inst, "it uses an indirect branch or asm goto%s", "");
+    return true;
+  default:
+    return false;
+  }
+}
+
+static void emit_block(Forward *f, LLVMBasicBlockRef bb) {
+  LLVMValueRef *insts = NULL;
+  for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+    arrput(insts, inst);
+  for (ptrdiff_t k = 0; k < arrlen(insts) && !f->failed; k++) {
+    LLVMValueRef inst = insts[k];
+    if (LLVMIsATerminatorInst(inst) || unsupported_instruction(f, inst))
+      continue;
+    LLVMValueRef next = LLVMIsAPHINode(inst) ? first_non_phi(bb) : LLVMGetNextInstruction(inst);
+    LLVMPositionBuilderBefore(f->b, next);
+    emit_tangent(f, inst);
+  }
+  arrfree(insts);
+}
+
+/* ---- returns ---- */
+
+static void rewrite_returns(Forward *f) {
+  LLVMTypeRef ret_type = LLVMGetReturnType(derive_type(f->sig));
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f->deriv); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
+    if (!ret || LLVMGetInstructionOpcode(ret) != LLVMRet)
+      continue;
+    LLVMPositionBuilderBefore(f->b, ret);
+    LLVMValueRef primal = LLVMGetNumOperands(ret) ? LLVMGetOperand(ret, 0) : NULL;
+    if (f->sig->ret_tangent && f->sig->ret_primal) {
+      LLVMValueRef pair = LLVMGetUndef(ret_type);
+      pair = LLVMBuildInsertValue(f->b, pair, primal, 0, "");
+      pair = LLVMBuildInsertValue(f->b, pair, tangent_of(f, primal, ret), 1, "");
+      LLVMBuildRet(f->b, pair);
+    } else if (f->sig->ret_tangent) {
+      LLVMBuildRet(f->b, tangent_of(f, primal, ret));
+    } else if (f->sig->ret_primal) {
+      LLVMBuildRet(f->b, primal);
+    } else {
+      LLVMBuildRetVoid(f->b);
+    }
+    LLVMInstructionEraseFromParent(ret);
+  }
+}
+
+/* ---- entry ---- */
+
+/* Moves a simplified copy of the user's function into `deriv`, whose
+ * parameters are the primal ones, each followed by its shadow where the
+ * signature says dup; the shadows become the parameters' tangents. */
+static void adopt_body(Forward *f) {
+  LLVMValueRef copy = clone_function(f->sig->fn, "kinase.copy");
+  simplify_before(copy);
+  LLVMValueRef primals[KN_MAX_PARAMS];
+  unsigned k = 0;
+  for (unsigned i = 0; i < f->sig->nparams; i++) {
+    LLVMValueRef orig = LLVMGetParam(f->sig->fn, i);
+    const char *name = kn_value_name(orig);
+    primals[i] = LLVMGetParam(f->deriv, k++);
+    LLVMSetValueName2(primals[i], name, __builtin_strlen(name));
+    if (f->sig->params[i] == ACT_DUP || f->sig->params[i] == ACT_DUPNONEED) {
+      LLVMValueRef shadow = LLVMGetParam(f->deriv, k++);
+      char *dname = kn_strdup_printf("d.%s", name);
+      LLVMSetValueName2(shadow, dname, __builtin_strlen(dname));
+      free(dname);
+      vset_add(&f->varied, primals[i]);
+      set_tangent(f, primals[i], shadow);
+    }
+  }
+  move_body(copy, f->deriv, primals);
+}
+
+bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
+  Forward f = {.sig = sig, .deriv = deriv, .b = LLVMCreateBuilderInContext(kn_module.ctx)};
+  adopt_body(&f);
+  LLVMBasicBlockRef *blocks = cfg_reverse_post_order(deriv);
+  find_varied(&f, blocks);
+  for (ptrdiff_t k = 0; k < arrlen(blocks) && !f.failed; k++)
+    emit_block(&f, blocks[k]);
+  if (!f.failed)
+    fill_phi_tangents(&f);
+  if (!f.failed)
+    rewrite_returns(&f);
+  arrfree(blocks);
+  arrfree(f.phis);
+  vmap_free(&f.tangent);
+  vset_free(&f.varied);
+  LLVMDisposeBuilder(f.b);
+  return !f.failed;
+}

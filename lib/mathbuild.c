@@ -1,0 +1,78 @@
+/* Builders for the arithmetic of derivatives. Math functions become LLVM
+ * intrinsics on the CPU; on NVPTX, whose backend selects only a few of them,
+ * they become libdevice calls (__nv_cos, __nv_cosf, ...). */
+#include "kinase.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+LLVMValueRef math_const(LLVMTypeRef type, double value) {
+  if (LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
+    unsigned n = LLVMGetVectorSize(type);
+    LLVMValueRef lanes[64];
+    if (n > 64)
+      kn_die("vector of %u lanes", n);
+    LLVMValueRef lane = LLVMConstReal(LLVMGetElementType(type), value);
+    for (unsigned i = 0; i < n; i++)
+      lanes[i] = lane;
+    return LLVMConstVector(lanes, n);
+  }
+  return LLVMConstReal(type, value);
+}
+
+LLVMValueRef math_fmul(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
+  return LLVMBuildFMul(b, x, y, "");
+}
+LLVMValueRef math_fadd(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
+  return LLVMBuildFAdd(b, x, y, "");
+}
+LLVMValueRef math_fsub(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
+  return LLVMBuildFSub(b, x, y, "");
+}
+LLVMValueRef math_fdiv(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
+  return LLVMBuildFDiv(b, x, y, "");
+}
+LLVMValueRef math_fneg(LLVMBuilderRef b, LLVMValueRef x) { return LLVMBuildFNeg(b, x, ""); }
+
+/* Functions the NVPTX backend lowers itself; the rest go to libdevice. */
+static const char *const gpu_native[] = {"sqrt", "fabs", "copysign", "trunc", "floor", "fma"};
+
+static bool gpu_has_native(const char *name) {
+  for (size_t i = 0; i < sizeof gpu_native / sizeof *gpu_native; i++)
+    if (!strcmp(gpu_native[i], name))
+      return true;
+  return false;
+}
+
+static LLVMValueRef call_libdevice(LLVMBuilderRef b, const char *name, LLVMValueRef *args,
+                                   unsigned nargs) {
+  LLVMTypeRef type = LLVMTypeOf(args[0]);
+  bool single = LLVMGetTypeKind(type) == LLVMFloatTypeKind;
+  char *symbol = kn_strdup_printf("__nv_%s%s", name, single ? "f" : "");
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, symbol);
+  LLVMTypeRef params[4];
+  for (unsigned i = 0; i < nargs; i++)
+    params[i] = LLVMTypeOf(args[i]);
+  LLVMTypeRef fn_type = LLVMFunctionType(type, params, nargs, 0);
+  if (!fn)
+    fn = LLVMAddFunction(kn_module.mod, symbol, fn_type);
+  free(symbol);
+  return LLVMBuildCall2(b, fn_type, fn, args, nargs, "");
+}
+
+LLVMValueRef math_call(LLVMBuilderRef b, const char *name, LLVMValueRef *args, unsigned nargs) {
+  if (kn_module.gpu && !gpu_has_native(name))
+    return call_libdevice(b, name, args, nargs);
+  char intrinsic[64];
+  int len = snprintf(intrinsic, sizeof intrinsic, "llvm.%s", name);
+  unsigned id = LLVMLookupIntrinsicID(intrinsic, (size_t)len);
+  if (!id)
+    kn_die("no intrinsic %s", intrinsic);
+  /* powi and ldexp are overloaded on their integer operand too. */
+  LLVMTypeRef overloads[2] = {LLVMTypeOf(args[0]), nargs > 1 ? LLVMTypeOf(args[1]) : NULL};
+  unsigned noverloads = (!strcmp(name, "powi") || !strcmp(name, "ldexp")) ? 2 : 1;
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(kn_module.mod, id, overloads, noverloads);
+  LLVMTypeRef fn_type = LLVMIntrinsicGetType(kn_module.ctx, id, overloads, noverloads);
+  return LLVMBuildCall2(b, fn_type, fn, args, nargs, "");
+}

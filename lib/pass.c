@@ -1,0 +1,69 @@
+/* The module pass: find the derivative requests and lower them. */
+#include "kinase.h"
+
+#include <stb/stb_ds.h>
+#include <stdlib.h>
+#include <string.h>
+
+Module kn_module;
+
+int kn_option_print(void); /* plugin.cpp */
+int kn_option_list(void);
+
+static bool env_set(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+bool kn_want_print(void) { return kn_option_print() || env_set("KINASE_PRINT"); }
+bool kn_want_list(void) { return kn_option_list() || env_set("KINASE_LIST"); }
+
+static const struct {
+  const char *name;
+  Mode mode;
+} entry_points[] = {
+    {"__enzyme_fwddiff", MODE_FORWARD},
+    {"__enzyme_autodiff", MODE_REVERSE},
+};
+
+typedef struct {
+  LLVMValueRef call;
+  Mode mode;
+} Request;
+
+/* Calls of every function whose name contains an entry point's name (C++
+ * mangles it: _Z16__enzyme_fwddiffPvz). */
+static Request *find_requests(void) {
+  Request *requests = NULL;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn)) {
+    for (size_t e = 0; e < sizeof entry_points / sizeof *entry_points; e++) {
+      if (!strstr(kn_function_name(fn), entry_points[e].name))
+        continue;
+      for (LLVMUseRef use = LLVMGetFirstUse(fn); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        if (LLVMIsACallInst(user) && kn_strip_casts(LLVMGetCalledValue(user)) == fn)
+          arrput(requests, ((Request){user, entry_points[e].mode}));
+      }
+    }
+  }
+  return requests;
+}
+
+static void set_module(LLVMModuleRef mod) {
+  kn_module.mod = mod;
+  kn_module.ctx = LLVMGetModuleContext(mod);
+  kn_module.layout = LLVMGetModuleDataLayout(mod);
+  kn_module.gpu = !strncmp(LLVMGetTarget(mod), "nvptx", 5);
+}
+
+int kn_run_on_module(LLVMModuleRef mod) {
+  set_module(mod);
+  Request *requests = find_requests();
+  for (ptrdiff_t i = 0; i < arrlen(requests); i++)
+    abi_lower_request(requests[i].call, requests[i].mode);
+  derive_drain();
+  derive_reset();
+  bool changed = arrlen(requests) > 0;
+  arrfree(requests);
+  return changed;
+}

@@ -1,0 +1,62 @@
+// The one C++ file of Kinase: it registers the pass and its command-line
+// options with LLVM, and forwards diagnostics to LLVMContext::diagnose, which
+// the C API lacks. Everything else is C11 on llvm-c (see kinase.h).
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm-c/Core.h"
+
+extern "C" int kn_run_on_module(LLVMModuleRef module);
+
+// -mllvm options reach these only when the plugin is loaded before clang
+// parses them (-fplugin=Kinase.so, as kinase-cc does); KINASE_PRINT and
+// KINASE_LIST in the environment work everywhere.
+static llvm::cl::opt<bool> PrintOption("kinase-print",
+                                       llvm::cl::desc("Print every derivative Kinase generates"));
+static llvm::cl::opt<bool> ListOption("kinase-list",
+                                      llvm::cl::desc("List every function Kinase differentiates"));
+
+extern "C" int kn_option_print(void) { return PrintOption; }
+extern "C" int kn_option_list(void) { return ListOption; }
+
+extern "C" void kn_report_error(LLVMValueRef function, LLVMMetadataRef location,
+                                const char *message) {
+  auto *fn = llvm::cast<llvm::Function>(llvm::unwrap(function));
+  auto *loc = llvm::cast_or_null<llvm::DILocation>(llvm::unwrap(location));
+  llvm::DiagnosticLocation where = loc ? llvm::DiagnosticLocation(loc)
+                                       : llvm::DiagnosticLocation(fn->getSubprogram());
+  fn->getContext().diagnose(
+      llvm::DiagnosticInfoGenericWithLoc(message, *fn, where, llvm::DS_Error));
+}
+
+namespace {
+struct KinasePass : llvm::PassInfoMixin<KinasePass> {
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &) {
+    return kn_run_on_module(llvm::wrap(&M)) ? llvm::PreservedAnalyses::none()
+                                             : llvm::PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT llvm::PassPluginLibraryInfo
+llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "Kinase", KINASE_VERSION, [](llvm::PassBuilder &PB) {
+            PB.registerPipelineStartEPCallback(
+                [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+                  MPM.addPass(KinasePass());
+                });
+            PB.registerPipelineParsingCallback(
+                [](llvm::StringRef name, llvm::ModulePassManager &MPM,
+                   llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+                  if (name != "kinase")
+                    return false;
+                  MPM.addPass(KinasePass());
+                  return true;
+                });
+          }};
+}

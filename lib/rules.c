@@ -1,0 +1,107 @@
+/* Lookup of the rule tables (rules/ *.def) for a call. */
+#include "kinase.h"
+
+#include <stb/stb_ds.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PARTIAL(name)                                                                              \
+  LLVMValueRef name(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef y, unsigned i);
+#define MATH(name, intrinsic, nargs, partial) PARTIAL(partial)
+#include "rules/math.def"
+#undef MATH
+#define ARITH(opcode, partial) PARTIAL(partial)
+#include "rules/arith.def"
+#undef ARITH
+
+static const struct {
+  LLVMOpcode opcode;
+  PartialFn partial;
+} arith_table[] = {
+#define ARITH(opcode, partial) {opcode, partial},
+#include "rules/arith.def"
+#undef ARITH
+};
+
+PartialFn rule_for_opcode(LLVMOpcode opcode) {
+  for (size_t i = 0; i < sizeof arith_table / sizeof *arith_table; i++)
+    if (arith_table[i].opcode == opcode)
+      return arith_table[i].partial;
+  return NULL;
+}
+
+static const struct {
+  const char *name, *intrinsic;
+  unsigned float_args;
+  PartialFn partial;
+} math_table[] = {
+#define MATH(name, intrinsic, nargs, partial) {name, intrinsic, nargs, partial},
+#include "rules/math.def"
+#undef MATH
+};
+
+static const struct {
+  const char *name;
+  RuleKind kind;
+  unsigned arg;
+} call_table[] = {
+#define CALL(name, kind, arg) {name, kind, arg},
+#include "rules/calls.def"
+#undef CALL
+};
+
+#define NMATH (sizeof math_table / sizeof *math_table)
+#define NCALL (sizeof call_table / sizeof *call_table)
+
+static Rule rules[NMATH + NCALL];
+static struct { char *key; Rule *value; } *by_name;
+static struct { unsigned key; Rule *value; } *by_intrinsic;
+
+static void add_name(Rule *rule, const char *name) {
+  if (!name)
+    return;
+  if (!strncmp(name, "llvm.", 5)) {
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    if (!id)
+      kn_die("rule table names unknown intrinsic %s", name);
+    hmput(by_intrinsic, id, rule);
+  } else {
+    shput(by_name, name, rule);
+  }
+}
+
+/* sin also answers to sinf, sinl, __nv_sin and __nv_sinf. */
+static void add_math_spellings(Rule *rule, const char *name) {
+  static const char *const forms[] = {"%s", "%sf", "%sl", "__nv_%s", "__nv_%sf"};
+  for (size_t i = 0; name && i < sizeof forms / sizeof *forms; i++) {
+    char *spelled = kn_strdup_printf(forms[i], name);
+    add_name(rule, spelled);
+    free(spelled);
+  }
+}
+
+static void build_index(void) {
+  sh_new_strdup(by_name);
+  for (size_t i = 0; i < NMATH; i++) {
+    rules[i] = (Rule){math_table[i].name ? math_table[i].name : math_table[i].intrinsic,
+                      RULE_MATH, math_table[i].partial, math_table[i].float_args};
+    add_math_spellings(&rules[i], math_table[i].name);
+    add_name(&rules[i], math_table[i].intrinsic);
+  }
+  for (size_t i = 0; i < NCALL; i++) {
+    rules[NMATH + i] = (Rule){call_table[i].name, call_table[i].kind, NULL, call_table[i].arg};
+    add_name(&rules[NMATH + i], call_table[i].name);
+  }
+}
+
+const Rule *rule_for_call(LLVMValueRef call) {
+  if (!by_name)
+    build_index();
+  LLVMValueRef fn = kn_called_function(call);
+  if (!fn)
+    return NULL;
+  unsigned id = LLVMGetIntrinsicID(fn);
+  if (id)
+    return hmget(by_intrinsic, id);
+  return shget(by_name, kn_function_name(fn));
+}

@@ -1,0 +1,155 @@
+/* Partial derivatives of the math functions in math.def. Each returns
+ * d(result)/d(args[i]) in the type of args[i]; `y` is the call's result, so
+ * functions whose derivative is a function of the result reuse it. */
+#include "kinase.h"
+
+#define PARTIAL(name)                                                                              \
+  LLVMValueRef name(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef y, unsigned i)
+#define X args[0]
+#define K(v) math_const(LLVMTypeOf(args[0]), (v))
+#define UNUSED (void)b, (void)args, (void)y, (void)i
+
+static const double LN2 = 0.69314718055994530942, LN10 = 2.30258509299404568402;
+static const double TWO_OVER_SQRT_PI = 1.12837916709551257390;
+
+static LLVMValueRef call1(LLVMBuilderRef b, const char *fn, LLVMValueRef x) {
+  return math_call(b, fn, &x, 1);
+}
+static LLVMValueRef square(LLVMBuilderRef b, LLVMValueRef x) { return math_fmul(b, x, x); }
+static LLVMValueRef select_const(LLVMBuilderRef b, LLVMValueRef cond, LLVMTypeRef type, double yes,
+                                 double no) {
+  return LLVMBuildSelect(b, cond, math_const(type, yes), math_const(type, no), "");
+}
+
+PARTIAL(partial_zero) { UNUSED; return K(0.0); }
+PARTIAL(partial_result) { UNUSED; return y; }
+PARTIAL(partial_sqrt) { UNUSED; return math_fdiv(b, K(0.5), y); }
+PARTIAL(partial_cbrt) { UNUSED; return math_fdiv(b, y, math_fmul(b, K(3.0), X)); }
+PARTIAL(partial_sin) { UNUSED; return call1(b, "cos", X); }
+PARTIAL(partial_cos) { UNUSED; return math_fneg(b, call1(b, "sin", X)); }
+PARTIAL(partial_tan) { UNUSED; return math_fadd(b, K(1.0), square(b, y)); }
+PARTIAL(partial_asin) {
+  UNUSED;
+  return math_fdiv(b, K(1.0), call1(b, "sqrt", math_fsub(b, K(1.0), square(b, X))));
+}
+PARTIAL(partial_acos) {
+  UNUSED;
+  return math_fdiv(b, K(-1.0), call1(b, "sqrt", math_fsub(b, K(1.0), square(b, X))));
+}
+PARTIAL(partial_atan) { UNUSED; return math_fdiv(b, K(1.0), math_fadd(b, K(1.0), square(b, X))); }
+/* atan2(a, c): d/da = c / (a^2 + c^2), d/dc = -a / (a^2 + c^2). */
+PARTIAL(partial_atan2) {
+  UNUSED;
+  LLVMValueRef norm = math_fadd(b, square(b, args[0]), square(b, args[1]));
+  return i == 0 ? math_fdiv(b, args[1], norm) : math_fdiv(b, math_fneg(b, args[0]), norm);
+}
+PARTIAL(partial_sinh) { UNUSED; return call1(b, "cosh", X); }
+PARTIAL(partial_cosh) { UNUSED; return call1(b, "sinh", X); }
+PARTIAL(partial_tanh) { UNUSED; return math_fsub(b, K(1.0), square(b, y)); }
+PARTIAL(partial_asinh) {
+  UNUSED;
+  return math_fdiv(b, K(1.0), call1(b, "sqrt", math_fadd(b, square(b, X), K(1.0))));
+}
+PARTIAL(partial_acosh) {
+  UNUSED;
+  return math_fdiv(b, K(1.0), call1(b, "sqrt", math_fsub(b, square(b, X), K(1.0))));
+}
+PARTIAL(partial_atanh) { UNUSED; return math_fdiv(b, K(1.0), math_fsub(b, K(1.0), square(b, X))); }
+PARTIAL(partial_exp2) { UNUSED; return math_fmul(b, y, K(LN2)); }
+PARTIAL(partial_exp10) { UNUSED; return math_fmul(b, y, K(LN10)); }
+PARTIAL(partial_expm1) { UNUSED; return math_fadd(b, y, K(1.0)); }
+PARTIAL(partial_log) { UNUSED; return math_fdiv(b, K(1.0), X); }
+PARTIAL(partial_log2) { UNUSED; return math_fdiv(b, K(1.0), math_fmul(b, X, K(LN2))); }
+PARTIAL(partial_log10) { UNUSED; return math_fdiv(b, K(1.0), math_fmul(b, X, K(LN10))); }
+PARTIAL(partial_log1p) { UNUSED; return math_fdiv(b, K(1.0), math_fadd(b, K(1.0), X)); }
+
+/* pow(x, e): d/dx = e * pow(x, e - 1); d/de = pow(x, e) * log(x), taken as
+ * 0 where pow(x, e) is 0 so that x = 0 gives 0 rather than 0 * -inf. */
+PARTIAL(partial_pow) {
+  UNUSED;
+  LLVMValueRef e = args[1];
+  if (i == 0) {
+    LLVMValueRef pow_args[2] = {X, math_fsub(b, e, K(1.0))};
+    return math_fmul(b, e, math_call(b, "pow", pow_args, 2));
+  }
+  LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, y, K(0.0), "");
+  return LLVMBuildSelect(b, zero, K(0.0), math_fmul(b, y, call1(b, "log", X)), "");
+}
+
+/* powi(x, n) = x^n for an integer n: n * x^(n-1). */
+PARTIAL(partial_powi) {
+  UNUSED;
+  LLVMValueRef n = args[1];
+  LLVMValueRef pow_args[2] = {X, LLVMBuildSub(b, n, LLVMConstInt(LLVMTypeOf(n), 1, 0), "")};
+  LLVMValueRef n_float = LLVMBuildSIToFP(b, n, LLVMTypeOf(X), "");
+  return math_fmul(b, n_float, math_call(b, "powi", pow_args, 2));
+}
+
+/* ldexp(x, n) = x * 2^n. */
+PARTIAL(partial_ldexp) {
+  UNUSED;
+  LLVMValueRef ldexp_args[2] = {K(1.0), args[1]};
+  return math_call(b, "ldexp", ldexp_args, 2);
+}
+
+static LLVMValueRef gaussian(LLVMBuilderRef b, LLVMValueRef x, double scale) {
+  LLVMValueRef e = call1(b, "exp", math_fneg(b, square(b, x)));
+  return math_fmul(b, math_const(LLVMTypeOf(x), scale), e);
+}
+PARTIAL(partial_erf) { UNUSED; return gaussian(b, X, TWO_OVER_SQRT_PI); }
+PARTIAL(partial_erfc) { UNUSED; return gaussian(b, X, -TWO_OVER_SQRT_PI); }
+PARTIAL(partial_hypot) { UNUSED; return math_fdiv(b, args[i], y); }
+PARTIAL(partial_fabs) {
+  UNUSED;
+  LLVMValueRef negative = LLVMBuildFCmp(b, LLVMRealOLT, X, K(0.0), "");
+  return select_const(b, negative, LLVMTypeOf(X), -1.0, 1.0);
+}
+/* fma(a, b, c) = a * b + c. */
+PARTIAL(partial_fma) {
+  UNUSED;
+  return i == 0 ? args[1] : i == 1 ? args[0] : K(1.0);
+}
+
+/* min and max: the argument that was chosen gets the whole derivative; ties
+ * go to the first, a NaN to the other argument. */
+static LLVMValueRef chosen(LLVMBuilderRef b, LLVMValueRef *args, unsigned i, LLVMRealPredicate keep) {
+  LLVMValueRef first = LLVMBuildOr(b, LLVMBuildFCmp(b, keep, args[0], args[1], ""),
+                                   LLVMBuildFCmp(b, LLVMRealUNO, args[1], args[1], ""), "");
+  if (i == 1)
+    first = LLVMBuildNot(b, first, "");
+  return select_const(b, first, LLVMTypeOf(args[0]), 1.0, 0.0);
+}
+PARTIAL(partial_min) { UNUSED; return chosen(b, args, i, LLVMRealOLE); }
+PARTIAL(partial_max) { UNUSED; return chosen(b, args, i, LLVMRealOGE); }
+
+/* fmod(x, c) = x - trunc(x / c) * c. */
+PARTIAL(partial_fmod) {
+  UNUSED;
+  if (i == 0)
+    return K(1.0);
+  return math_fneg(b, call1(b, "trunc", math_fdiv(b, args[0], args[1])));
+}
+/* fdim(x, c) = x > c ? x - c : 0. */
+PARTIAL(partial_fdim) {
+  UNUSED;
+  LLVMValueRef above = LLVMBuildFCmp(b, LLVMRealOGT, args[0], args[1], "");
+  return select_const(b, above, LLVMTypeOf(X), i == 0 ? 1.0 : -1.0, 0.0);
+}
+/* copysign(x, s) = |x| * sign(s): d/dx = sign(x) * sign(s), d/ds = 0. */
+PARTIAL(partial_copysign) {
+  UNUSED;
+  if (i == 1)
+    return K(0.0);
+  LLVMValueRef sign_x[2] = {K(1.0), args[0]}, sign_s[2] = {K(1.0), args[1]};
+  return math_fmul(b, math_call(b, "copysign", sign_x, 2), math_call(b, "copysign", sign_s, 2));
+}
+
+/* Instructions (arith.def). */
+PARTIAL(partial_fadd) { UNUSED; return K(1.0); }
+PARTIAL(partial_fsub) { UNUSED; return K(i == 0 ? 1.0 : -1.0); }
+PARTIAL(partial_fmul) { UNUSED; return args[1 - i]; }
+/* a / c: d/da = 1 / c, d/dc = -(a / c) / c. */
+PARTIAL(partial_fdiv) {
+  UNUSED;
+  return i == 0 ? math_fdiv(b, K(1.0), args[1]) : math_fneg(b, math_fdiv(b, y, args[1]));
+}

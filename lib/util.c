@@ -1,0 +1,149 @@
+/* Value maps, value sets and small helpers on LLVM values and types. */
+#include "kinase.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STB_DS_IMPLEMENTATION
+#include <stb/stb_ds.h>
+
+struct ValuePair {
+  LLVMValueRef key;
+  LLVMValueRef value;
+};
+
+struct ValueSetEntry {
+  LLVMValueRef key;
+  char value;
+};
+
+LLVMValueRef vmap_get(ValueMap *map, LLVMValueRef key) {
+  ptrdiff_t i = hmgeti(map->pairs, key);
+  return i < 0 ? NULL : map->pairs[i].value;
+}
+
+void vmap_put(ValueMap *map, LLVMValueRef key, LLVMValueRef value) {
+  hmput(map->pairs, key, value);
+}
+
+void vmap_free(ValueMap *map) { hmfree(map->pairs); }
+
+bool vset_has(ValueSet *set, LLVMValueRef value) { return hmgeti(set->entries, value) >= 0; }
+
+bool vset_add(ValueSet *set, LLVMValueRef value) {
+  if (vset_has(set, value))
+    return false;
+  hmput(set->entries, value, 1);
+  return true;
+}
+
+void vset_free(ValueSet *set) { hmfree(set->entries); }
+
+_Noreturn void kn_die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("kinase: internal error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  abort();
+}
+
+char *kn_strdup_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = malloc((size_t)n + 1);
+  if (!s)
+    kn_die("out of memory");
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+const char *kn_value_name(LLVMValueRef value) {
+  size_t len;
+  const char *name = LLVMGetValueName2(value, &len);
+  return name ? name : "";
+}
+
+const char *kn_function_name(LLVMValueRef fn) { return kn_value_name(fn); }
+
+static bool is_float_kind(LLVMTypeKind kind) {
+  switch (kind) {
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind:
+  case LLVMFloatTypeKind:
+  case LLVMDoubleTypeKind:
+  case LLVMX86_FP80TypeKind:
+  case LLVMFP128TypeKind:
+  case LLVMPPC_FP128TypeKind:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool kn_is_float_type(LLVMTypeRef type) {
+  LLVMTypeKind kind = LLVMGetTypeKind(type);
+  if (kind == LLVMVectorTypeKind || kind == LLVMScalableVectorTypeKind)
+    return is_float_kind(LLVMGetTypeKind(LLVMGetElementType(type)));
+  return is_float_kind(kind);
+}
+
+bool kn_type_has_floats(LLVMTypeRef type) {
+  switch (LLVMGetTypeKind(type)) {
+  case LLVMArrayTypeKind:
+    return kn_type_has_floats(LLVMGetElementType(type));
+  case LLVMStructTypeKind: {
+    unsigned n = LLVMCountStructElementTypes(type);
+    for (unsigned i = 0; i < n; i++)
+      if (kn_type_has_floats(LLVMStructGetTypeAtIndex(type, i)))
+        return true;
+    return false;
+  }
+  default:
+    return kn_is_float_type(type);
+  }
+}
+
+bool kn_is_pointer_type(LLVMTypeRef type) {
+  LLVMTypeKind kind = LLVMGetTypeKind(type);
+  if (kind == LLVMVectorTypeKind)
+    kind = LLVMGetTypeKind(LLVMGetElementType(type));
+  return kind == LLVMPointerTypeKind;
+}
+
+LLVMValueRef kn_strip_casts(LLVMValueRef value) {
+  for (;;) {
+    if (LLVMIsAConstantExpr(value) || LLVMIsACastInst(value)) {
+      LLVMOpcode op = LLVMIsAConstantExpr(value) ? LLVMGetConstOpcode(value)
+                                                 : LLVMGetInstructionOpcode(value);
+      if (op == LLVMBitCast || op == LLVMAddrSpaceCast) {
+        value = LLVMGetOperand(value, 0);
+        continue;
+      }
+    }
+    return value;
+  }
+}
+
+LLVMValueRef kn_called_function(LLVMValueRef call) {
+  LLVMValueRef callee = kn_strip_casts(LLVMGetCalledValue(call));
+  return LLVMIsAFunction(callee) ? callee : NULL;
+}
+
+LLVMValueRef kn_underlying_object(LLVMValueRef ptr) {
+  for (;;) {
+    ptr = kn_strip_casts(ptr);
+    bool gep = LLVMIsAGetElementPtrInst(ptr) ||
+               (LLVMIsAConstantExpr(ptr) && LLVMGetConstOpcode(ptr) == LLVMGetElementPtr);
+    if (!gep)
+      return ptr;
+    ptr = LLVMGetOperand(ptr, 0);
+  }
+}

@@ -1,0 +1,78 @@
+# lit configuration of the Kinase tests. The paths come from lit.site.cfg.py,
+# which CMake writes into build/test; run `lit build/test` (tools/run.sh test).
+#
+# Substitutions:
+#   %plugin        build/lib/Kinase.so
+#   %opt           opt -load-pass-plugin=%plugin          (add -passes=kinase)
+#   %kinase-cc     build/bin/kinase-cc
+#   %clang-plugin  clang -fpass-plugin=%plugin -I<repo>/include
+#   %clang         clang (LLVM 22)
+#   %ptxas         <cuda>/bin/ptxas                        (feature: cuda)
+#   %cuda-root     the CUDA toolkit, for clang --cuda-path=
+#   %check-c       test/tools/check-c: `// RUN: %check-c %s %t [flags]` builds a
+#                  self-checking C program four ways and runs each
+#   %testinc       -I<repo>/test/c/include                 (check.h)
+import os
+
+import lit.formats
+import lit.util
+
+config.name = "Kinase"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".ll", ".c", ".cu"]
+config.excludes = ["include", "tools", "Inputs", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kinase_obj_root, "test")
+
+bin_dir = config.llvm_bin_dir
+clang = os.path.join(bin_dir, "clang")
+opt = os.path.join(bin_dir, "opt")
+include_dir = os.path.join(config.kinase_src_root, "include")
+test_include_dir = os.path.join(config.test_source_root, "c", "include")
+check_c = os.path.join(config.test_source_root, "tools", "check-c")
+ptxas = os.path.join(config.cuda_root, "bin", "ptxas")
+
+# FileCheck, not, count from LLVM 22 come first.
+config.environment["PATH"] = os.pathsep.join(
+    [bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+for name in ["HOME", "TMPDIR", "TMP", "TEMP"]:
+    if name in os.environ:
+        config.environment[name] = os.environ[name]
+# KINASE_PRINT, KINASE_LIST and friends reach the plugin.
+for name, value in os.environ.items():
+    if name.startswith("KINASE_"):
+        config.environment[name] = value
+# What test/tools/check-c needs (set after the pass-through: these win).
+config.environment.update({
+    "KINASE_PLUGIN": config.kinase_plugin,
+    "KINASE_CC": config.kinase_cc,
+    "KINASE_CLANG": clang,
+    "KINASE_OPT": opt,
+    "KINASE_INCLUDE": include_dir,
+    "KINASE_TESTINC": test_include_dir,
+})
+
+# Longest names first: lit replaces them in this order.
+config.substitutions += [
+    ("%clang-plugin", "%s -fpass-plugin=%s -I%s" % (clang, config.kinase_plugin, include_dir)),
+    ("%kinase-cc", config.kinase_cc),
+    ("%cuda-root", config.cuda_root),
+    ("%check-c", check_c),
+    ("%testinc", "-I" + test_include_dir),
+    ("%plugin", config.kinase_plugin),
+    ("%ptxas", ptxas),
+    ("%clang", clang),
+    ("%opt", "%s -load-pass-plugin=%s" % (opt, config.kinase_plugin)),
+]
+
+# A hung test fails after KINASE_TEST_TIMEOUT seconds (default 300). lit needs
+# psutil for this (tools/setup.sh installs python3-psutil).
+try:
+    import psutil  # noqa: F401
+
+    lit_config.maxIndividualTestTime = int(os.environ.get("KINASE_TEST_TIMEOUT", "300"))
+except ImportError:
+    lit_config.note("python3-psutil is missing: no per-test timeout")
+
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("cuda")

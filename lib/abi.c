@@ -118,8 +118,9 @@ static bool read_arguments(Request *r, Signature *sig) {
     cursor += marker >= 0;
     unsigned needed = (act == ACT_DUP || act == ACT_DUPNONEED) ? 2 : 1;
     if (cursor + needed > nactual)
-      return request_error(r, "'%s' has %u parameters but the call ends at parameter %u (%s needs %s)",
-                           kn_function_name(r->fn), nparams, i + 1, activity_name(act),
+      return request_error(r, "'%s' has %u parameter%s but the call ends at parameter %u (%s needs %s)",
+                           kn_function_name(r->fn), nparams, nparams == 1 ? "" : "s", i + 1,
+                           activity_name(act),
                            needed == 2 ? "a value and its shadow" : "a value");
     if (!check_activity(r, i, type, act))
       return false;
@@ -134,8 +135,8 @@ static bool read_arguments(Request *r, Signature *sig) {
     sig->params[i] = act;
   }
   if (cursor != nactual)
-    return request_error(r, "'%s' has %u parameters but the call passes %u more argument%s",
-                         kn_function_name(r->fn), nparams, nactual - cursor,
+    return request_error(r, "'%s' has %u parameter%s but the call passes %u more argument%s",
+                         kn_function_name(r->fn), nparams, nparams == 1 ? "" : "s", nactual - cursor,
                          nactual - cursor == 1 ? "" : "s");
   return true;
 }

@@ -30,7 +30,7 @@ void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
   char *message =
       subject ? kn_strdup_printf("kinase: cannot differentiate '%s': %s%s", kn_function_name(subject),
                                  what, location ? "" : " (compile with -g for the source line)")
-              : kn_strdup_printf("kinase: %s", what);
+              : kn_strdup_printf("kinase: in function '%s': %s", kn_function_name(function), what);
   error_count++;
   kn_report_error(function, location, message);
   free(message);

@@ -327,6 +327,17 @@ static bool any_arg_varied(Forward *f, LLVMValueRef call) {
   return any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call));
 }
 
+/* A call that takes no pointer and returns nothing differentiable (lround,
+ * isnan) can pass no derivative on, whatever it is. */
+static bool can_carry_derivative(LLVMValueRef call) {
+  if (differentiable_type(LLVMTypeOf(call)))
+    return true;
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++)
+    if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(call, i))))
+      return true;
+  return false;
+}
+
 static void call_tangent(Forward *f, LLVMValueRef call) {
   LLVMValueRef target = LLVMGetCalledValue(call);
   if (LLVMIsAInlineAsm(target)) {
@@ -337,7 +348,8 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
   if (rule && rule->kind == RULE_MATH) {
     if (is_varied(f, call)) {
       LLVMValueRef args[4];
-      operands_of(call, rule->arg, args);
+      unsigned nargs = LLVMGetNumArgOperands(call);
+      operands_of(call, nargs < 4 ? nargs : 4, args);
       set_tangent(f, call, linear_combination(f, rule->partial, args, rule->arg, call));
     }
     return;
@@ -346,7 +358,7 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
     memory_call(f, call, rule);
     return;
   }
-  if (!any_arg_varied(f, call))
+  if (!any_arg_varied(f, call) || !can_carry_derivative(call))
     return;
   LLVMValueRef callee = kn_called_function(call);
   if (!callee) {

@@ -27,6 +27,10 @@ extern "C" void kn_report_error(LLVMValueRef function, LLVMMetadataRef location,
                                 const char *message) {
   auto *fn = llvm::cast<llvm::Function>(llvm::unwrap(function));
   auto *loc = llvm::cast_or_null<llvm::DILocation>(llvm::unwrap(location));
+  if (!loc && !fn->getSubprogram()) {
+    fn->getContext().diagnose(llvm::DiagnosticInfoGeneric(message, llvm::DS_Error));
+    return;
+  }
   llvm::DiagnosticLocation where = loc ? llvm::DiagnosticLocation(loc)
                                        : llvm::DiagnosticLocation(fn->getSubprogram());
   fn->getContext().diagnose(

@@ -141,10 +141,15 @@ static bool read_arguments(Request *r, Signature *sig) {
   return true;
 }
 
+/* The marker loads are dead once the call is gone (one load may serve
+ * several markers); an extern marker must not stay referenced. */
 static void erase_dead_markers(LLVMValueRef *args, unsigned n) {
+  ValueSet seen = {0};
   for (unsigned i = 0; i < n; i++)
-    if (LLVMIsALoadInst(args[i]) && marker_of(args[i]) >= 0 && !LLVMGetFirstUse(args[i]))
+    if (vset_add(&seen, args[i]) && LLVMIsALoadInst(args[i]) && marker_of(args[i]) >= 0 &&
+        !LLVMGetFirstUse(args[i]))
       LLVMInstructionEraseFromParent(args[i]);
+  vset_free(&seen);
 }
 
 static bool lower(Request *r) {

@@ -121,6 +121,11 @@ void strip_debug_locations(LLVMValueRef fn);
  * array: free with arrfree). */
 LLVMBasicBlockRef *cfg_reverse_post_order(LLVMValueRef fn);
 
+/* ---- libdevice.c ---- */
+
+/* Links the __nv_* functions that generated code calls but the module lacks. */
+void libdevice_link_missing(void);
+
 /* ---- forward.c ---- */
 
 /* Fills the body of `deriv`, the forward derivative for `sig`. */

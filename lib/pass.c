@@ -63,6 +63,8 @@ int kn_run_on_module(LLVMModuleRef mod) {
     abi_lower_request(requests[i].call, requests[i].mode);
   derive_drain();
   derive_reset();
+  if (kn_module.gpu)
+    libdevice_link_missing();
   bool changed = arrlen(requests) > 0;
   arrfree(requests);
   return changed;

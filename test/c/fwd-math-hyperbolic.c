@@ -43,6 +43,6 @@ int main(void)
   D1(f_tanh, a, 1.0 - tanh(a) * tanh(a));
   D1(f_tanh, b, 1.0 / (cosh(b) * cosh(b)));
   double t = __enzyme_fwddiff((void *)f_one, enzyme_dup, a, 1.0);
-  check_close("d(cosh^2-sinh^2) is ~0 (compared as 1 + d)", 1.0 + t, 1.0, 1e-13);
+  check_close("d(cosh^2-sinh^2) is 0", t, 0.0, 1e-13);
   return check_exit();
 }

@@ -63,6 +63,6 @@ int main(void)
               (atan2(y + h, x - 2 * h) - atan2(y - h, x + 2 * h)) / (2 * h), 1e-6);
 
   double t = __enzyme_fwddiff((void *)f_one, enzyme_dup, b, 1.0);
-  check_close("d(sin^2+cos^2) is ~0 (compared as 1 + d)", 1.0 + t, 1.0, 1e-14);
+  check_close("d(sin^2+cos^2) is 0", t, 0.0, 1e-14);
   return check_exit();
 }

@@ -41,8 +41,9 @@ static void keep_with_callees(LLVMValueRef fn, ValueSet *keep) {
       }
 }
 
-/* Strips `lib` down to `names` and what they call. */
-static void prune(LLVMModuleRef lib, char **names) {
+/* Strips `lib` down to `names` and what they call; returns the names of the
+ * functions it keeps. */
+static char **prune(LLVMModuleRef lib, char **names) {
   ValueSet keep = {0};
   for (ptrdiff_t i = 0; i < arrlen(names); i++)
     keep_with_callees(LLVMGetNamedFunction(lib, names[i]), &keep);
@@ -52,11 +53,25 @@ static void prune(LLVMModuleRef lib, char **names) {
       arrput(unused, fn);
   for (ptrdiff_t i = 0; i < arrlen(unused); i++)
     LLVMDeleteFunction(unused[i]);
+  char **kept = NULL;
   for (LLVMValueRef fn = LLVMGetFirstFunction(lib); fn; fn = LLVMGetNextFunction(fn))
     if (!LLVMIsDeclaration(fn))
-      LLVMSetLinkage(fn, LLVMInternalLinkage);
+      arrput(kept, kn_strdup_printf("%s", kn_function_name(fn)));
   arrfree(unused);
   vset_free(&keep);
+  return kept;
+}
+
+/* Internal once linked, so that they are dropped when unused and never
+ * clash with another translation unit's copy. */
+static void internalize(char **kept) {
+  for (ptrdiff_t i = 0; i < arrlen(kept); i++) {
+    LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, kept[i]);
+    if (fn && !LLVMIsDeclaration(fn))
+      LLVMSetLinkage(fn, LLVMInternalLinkage);
+    free(kept[i]);
+  }
+  arrfree(kept);
 }
 
 void libdevice_link_missing(void) {
@@ -74,11 +89,12 @@ void libdevice_link_missing(void) {
   } else if (LLVMParseBitcodeInContext2(kn_module.ctx, buffer, &lib)) {
     kn_die("cannot read %s", path);
   } else {
-    prune(lib, names);
+    char **kept = prune(lib, names);
     LLVMSetTarget(lib, LLVMGetTarget(kn_module.mod));
     LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(kn_module.mod));
     if (LLVMLinkModules2(kn_module.mod, lib))
       kn_die("linking %s failed", path);
+    internalize(kept);
   }
   if (!message)
     LLVMDisposeMemoryBuffer(buffer);

@@ -31,21 +31,25 @@ typedef struct {
   Mode mode;
 } Request;
 
+static int entry_point_of(LLVMValueRef call) {
+  LLVMValueRef callee = kn_called_function(call);
+  for (size_t e = 0; callee && e < sizeof entry_points / sizeof *entry_points; e++)
+    if (strstr(kn_function_name(callee), entry_points[e].name))
+      return (int)e;
+  return -1;
+}
+
 /* Calls of every function whose name contains an entry point's name (C++
- * mangles it: _Z16__enzyme_fwddiffPvz). */
+ * mangles it: _Z16__enzyme_fwddiffPvz), in the order of the source. */
 static Request *find_requests(void) {
   Request *requests = NULL;
-  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn)) {
-    for (size_t e = 0; e < sizeof entry_points / sizeof *entry_points; e++) {
-      if (!strstr(kn_function_name(fn), entry_points[e].name))
-        continue;
-      for (LLVMUseRef use = LLVMGetFirstUse(fn); use; use = LLVMGetNextUse(use)) {
-        LLVMValueRef user = LLVMGetUser(use);
-        if (LLVMIsACallInst(user) && kn_strip_casts(LLVMGetCalledValue(user)) == fn)
-          arrput(requests, ((Request){user, entry_points[e].mode}));
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+        int e = LLVMIsACallInst(inst) ? entry_point_of(inst) : -1;
+        if (e >= 0)
+          arrput(requests, ((Request){inst, entry_points[e].mode}));
       }
-    }
-  }
   return requests;
 }
 

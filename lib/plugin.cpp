@@ -33,8 +33,8 @@ extern "C" void kn_report_error(LLVMValueRef function, LLVMMetadataRef location,
   }
   llvm::DiagnosticLocation where = loc ? llvm::DiagnosticLocation(loc)
                                        : llvm::DiagnosticLocation(fn->getSubprogram());
-  fn->getContext().diagnose(
-      llvm::DiagnosticInfoGenericWithLoc(message, *fn, where, llvm::DS_Error));
+  // clang reports "unsupported" diagnostics at their source location.
+  fn->getContext().diagnose(llvm::DiagnosticInfoUnsupported(*fn, message, where, llvm::DS_Error));
 }
 
 namespace {

@@ -52,6 +52,8 @@ static bool call_is_varied(Forward *f, LLVMValueRef call) {
     switch (rule->kind) {
     case RULE_MATH:
       return any_operand_varied(f, call, 0, rule->arg);
+    case RULE_MODEL:
+      return any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call));
     case RULE_ALLOC:
     case RULE_CALLOC:
     case RULE_REALLOC:
@@ -241,7 +243,10 @@ static void store_tangent(Forward *f, LLVMValueRef store) {
 
 /* ---- calls ---- */
 
-static void call_user_function(Forward *f, LLVMValueRef call, LLVMValueRef callee) {
+/* Calls the forward derivative of `callee` in place of `call`. A model
+ * (RULE_MODEL) gives only the tangent: the primal keeps calling the
+ * library. */
+static void call_derivative(Forward *f, LLVMValueRef call, LLVMValueRef callee, bool model) {
   Signature sig = {.fn = callee, .mode = MODE_FORWARD};
   unsigned nargs = LLVMGetNumArgOperands(call);
   if (nargs > KN_MAX_PARAMS || LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee))) {
@@ -259,19 +264,24 @@ static void call_user_function(Forward *f, LLVMValueRef call, LLVMValueRef calle
       args[n++] = tangent_of(f, arg, call);
   }
   sig.ret_tangent = is_varied(f, call);
-  sig.ret_primal = LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind;
+  sig.ret_primal = !model && LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind;
   LLVMValueRef deriv = derive_get(&sig);
   LLVMValueRef result = LLVMBuildCall2(f->b, derive_type(&sig), deriv, args, n, "");
-  if (sig.ret_tangent) {
+  if (model) {
+    set_tangent(f, call, result);
+    return;
+  }
+  if (sig.ret_tangent && sig.ret_primal) {
     LLVMValueRef primal = LLVMBuildExtractValue(f->b, result, 0, kn_value_name(call));
     LLVMValueRef t = LLVMBuildExtractValue(f->b, result, 1, "");
     LLVMReplaceAllUsesWith(call, primal);
     vset_add(&f->varied, primal);
     set_tangent(f, primal, t);
-    set_tangent(f, call, t);
   } else if (sig.ret_primal) {
     LLVMReplaceAllUsesWith(call, result);
   }
+  /* Its address may come back as a new instruction's. */
+  vset_remove(&f->varied, call);
   LLVMInstructionEraseFromParent(call);
 }
 
@@ -354,6 +364,11 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
     }
     return;
   }
+  if (rule && rule->kind == RULE_MODEL) {
+    if (is_varied(f, call))
+      call_derivative(f, call, rule_model_function(rule, call), true);
+    return;
+  }
   if (rule) {
     memory_call(f, call, rule);
     return;
@@ -370,7 +385,7 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
                                       "to differentiate",
          kn_function_name(callee));
   } else {
-    call_user_function(f, call, callee);
+    call_derivative(f, call, callee, false);
   }
 }
 

@@ -34,6 +34,7 @@ typedef struct { ValueSetEntry *entries; } ValueSet;
 
 bool vset_has(ValueSet *set, LLVMValueRef value);
 bool vset_add(ValueSet *set, LLVMValueRef value); /* true when newly added */
+void vset_remove(ValueSet *set, LLVMValueRef value);
 void vset_free(ValueSet *set);
 
 _Noreturn void kn_die(const char *fmt, ...);
@@ -146,16 +147,21 @@ typedef enum {
   RULE_FREE,           /* frees memory: the shadow too */
   RULE_MEMCPY,         /* copies memory (memcpy, memmove): the shadow too */
   RULE_MEMSET,         /* fills memory with a constant: the shadow with 0 */
+  RULE_MODEL,          /* differentiated through a model body (models.def) */
 } RuleKind;
 
 /* Emits d(result)/d(arg i) with `b`, given the call's arguments and result. */
 typedef LLVMValueRef (*PartialFn)(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef result,
                                   unsigned i);
 
+/* Builds the body of a model (RULE_MODEL) from its parameters. */
+typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMTypeRef result);
+
 struct Rule {
   const char *name; /* C name, or intrinsic base name ("llvm.sin") */
   RuleKind kind;
   PartialFn partial; /* RULE_MATH */
+  ModelFn model;     /* RULE_MODEL */
   /* RULE_MATH: how many leading arguments carry derivatives; memory rules:
    * the argument holding the size (allocations) or the pointer (free). */
   unsigned arg;
@@ -163,6 +169,8 @@ struct Rule {
 
 const Rule *rule_for_call(LLVMValueRef call);
 PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for others */
+/* The model function standing for the callee of `call` (RULE_MODEL). */
+LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call);
 
 /* Builders for derivative arithmetic, used by the rule tables and the
  * generators; they fold constants and skip zeros where it is exact. */

@@ -53,6 +53,17 @@ static Request *find_requests(void) {
   return requests;
 }
 
+/* Models are only templates for derivatives. */
+static void delete_models(void) {
+  LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod);
+  while (fn) {
+    LLVMValueRef next = LLVMGetNextFunction(fn);
+    if (!strncmp(kn_function_name(fn), "kinase.model.", 13) && !LLVMGetFirstUse(fn))
+      LLVMDeleteFunction(fn);
+    fn = next;
+  }
+}
+
 static void set_module(LLVMModuleRef mod) {
   kn_module.mod = mod;
   kn_module.ctx = LLVMGetModuleContext(mod);
@@ -67,6 +78,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
     abi_lower_request(requests[i].call, requests[i].mode);
   derive_drain();
   derive_reset();
+  delete_models();
   if (kn_module.gpu)
     libdevice_link_missing();
   bool changed = arrlen(requests) > 0;

@@ -50,10 +50,24 @@ static const struct {
 #undef CALL
 };
 
+#define MODEL(name, body) LLVMValueRef body(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result);
+#include "rules/models.def"
+#undef MODEL
+
+static const struct {
+  const char *name;
+  ModelFn body;
+} model_table[] = {
+#define MODEL(name, body) {name, body},
+#include "rules/models.def"
+#undef MODEL
+};
+
 #define NMATH (sizeof math_table / sizeof *math_table)
 #define NCALL (sizeof call_table / sizeof *call_table)
+#define NMODEL (sizeof model_table / sizeof *model_table)
 
-static Rule rules[NMATH + NCALL];
+static Rule rules[NMATH + NCALL + NMODEL];
 static struct { char *key; Rule *value; } *by_name;
 static struct { unsigned key; Rule *value; } *by_intrinsic;
 
@@ -84,13 +98,18 @@ static void build_index(void) {
   sh_new_strdup(by_name);
   for (size_t i = 0; i < NMATH; i++) {
     rules[i] = (Rule){math_table[i].name ? math_table[i].name : math_table[i].intrinsic,
-                      RULE_MATH, math_table[i].partial, math_table[i].float_args};
+                      RULE_MATH, math_table[i].partial, NULL, math_table[i].float_args};
     add_math_spellings(&rules[i], math_table[i].name);
     add_name(&rules[i], math_table[i].intrinsic);
   }
   for (size_t i = 0; i < NCALL; i++) {
-    rules[NMATH + i] = (Rule){call_table[i].name, call_table[i].kind, NULL, call_table[i].arg};
+    rules[NMATH + i] = (Rule){call_table[i].name, call_table[i].kind, NULL, NULL, call_table[i].arg};
     add_name(&rules[NMATH + i], call_table[i].name);
+  }
+  for (size_t i = 0; i < NMODEL; i++) {
+    Rule *rule = &rules[NMATH + NCALL + i];
+    *rule = (Rule){model_table[i].name, RULE_MODEL, NULL, model_table[i].body, 0};
+    add_name(rule, model_table[i].name);
   }
 }
 
@@ -104,4 +123,22 @@ const Rule *rule_for_call(LLVMValueRef call) {
   if (id)
     return hmget(by_intrinsic, id);
   return shget(by_name, kn_function_name(fn));
+}
+
+LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call) {
+  char *name = kn_strdup_printf("kinase.model.%s", kn_function_name(kn_called_function(call)));
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (!fn) {
+    LLVMTypeRef type = LLVMGetCalledFunctionType(call);
+    fn = LLVMAddFunction(kn_module.mod, name, type);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "entry"));
+    LLVMValueRef params[8];
+    LLVMGetParams(fn, params);
+    LLVMBuildRet(b, rule->model(b, params, LLVMGetReturnType(type)));
+    LLVMDisposeBuilder(b);
+  }
+  free(name);
+  return fn;
 }

@@ -39,6 +39,8 @@ bool vset_add(ValueSet *set, LLVMValueRef value) {
   return true;
 }
 
+void vset_remove(ValueSet *set, LLVMValueRef value) { (void)hmdel(set->entries, value); }
+
 void vset_free(ValueSet *set) { hmfree(set->entries); }
 
 _Noreturn void kn_die(const char *fmt, ...) {

@@ -129,6 +129,19 @@ PARTIAL(partial_fmod) {
     return K(1.0);
   return math_fneg(b, call1(b, "trunc", math_fdiv(b, args[0], args[1])));
 }
+/* remainder(x, c) = x - rint(x / c) * c. */
+PARTIAL(partial_remainder) {
+  UNUSED;
+  if (i == 0)
+    return K(1.0);
+  return math_fneg(b, call1(b, "rint", math_fdiv(b, args[0], args[1])));
+}
+/* frexp(x, &e) = x * 2^-e, exactly y / x; 0 at x = 0 is taken as 1. */
+PARTIAL(partial_frexp) {
+  UNUSED;
+  LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, X, K(0.0), "");
+  return LLVMBuildSelect(b, zero, K(1.0), math_fdiv(b, y, X), "");
+}
 /* fdim(x, c) = x > c ? x - c : 0. */
 PARTIAL(partial_fdim) {
   UNUSED;

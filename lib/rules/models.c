@@ -1,0 +1,47 @@
+/* Model bodies for models.def. Each gets the model's parameters and returns
+ * its result, built with `b` in the model function's only block. Complex
+ * numbers arrive as (re, im) scalar pairs; the result is a {re, im} struct
+ * or a <2 x float> vector, as the target's C ABI has it. */
+#include "kinase.h"
+
+#define MODEL(name) LLVMValueRef name(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result)
+
+static LLVMValueRef pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LLVMValueRef im) {
+  LLVMValueRef v = LLVMGetUndef(type);
+  if (LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
+    v = LLVMBuildInsertElement(b, v, re, LLVMConstInt(i32, 0, 0), "");
+    return LLVMBuildInsertElement(b, v, im, LLVMConstInt(i32, 1, 0), "");
+  }
+  v = LLVMBuildInsertValue(b, v, re, 0, "");
+  return LLVMBuildInsertValue(b, v, im, 1, "");
+}
+
+/* (a + bi)(c + di) = (ac - bd) + (ad + bc)i */
+MODEL(model_complex_mul) {
+  LLVMValueRef re = math_fsub(b, math_fmul(b, p[0], p[2]), math_fmul(b, p[1], p[3]));
+  LLVMValueRef im = math_fadd(b, math_fmul(b, p[0], p[3]), math_fmul(b, p[1], p[2]));
+  return pack(b, result, re, im);
+}
+
+/* (a + bi)/(c + di) = ((ac + bd) + (bc - ad)i) / (c^2 + d^2) */
+MODEL(model_complex_div) {
+  LLVMValueRef norm = math_fadd(b, math_fmul(b, p[2], p[2]), math_fmul(b, p[3], p[3]));
+  LLVMValueRef re = math_fadd(b, math_fmul(b, p[0], p[2]), math_fmul(b, p[1], p[3]));
+  LLVMValueRef im = math_fsub(b, math_fmul(b, p[1], p[2]), math_fmul(b, p[0], p[3]));
+  return pack(b, result, math_fdiv(b, re, norm), math_fdiv(b, im, norm));
+}
+
+/* exp(a + bi) = e^a cos b + e^a sin b i */
+MODEL(model_complex_exp) {
+  LLVMValueRef scale = math_call(b, "exp", &p[0], 1);
+  LLVMValueRef re = math_fmul(b, scale, math_call(b, "cos", &p[1], 1));
+  LLVMValueRef im = math_fmul(b, scale, math_call(b, "sin", &p[1], 1));
+  return pack(b, result, re, im);
+}
+
+/* modf(x) = {x - trunc(x), trunc(x)} */
+MODEL(model_modf) {
+  LLVMValueRef whole = math_call(b, "trunc", &p[0], 1);
+  return pack(b, result, math_fsub(b, p[0], whole), whole);
+}

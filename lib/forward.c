@@ -31,110 +31,10 @@ static void fail(Forward *f, LLVMValueRef where, const char *fmt, const char *de
   f->failed = true;
 }
 
-/* ---- which values are varied ---- */
-
 static bool is_varied(Forward *f, LLVMValueRef v) { return vset_has(&f->varied, v); }
 
 static bool any_operand_varied(Forward *f, LLVMValueRef inst, unsigned first, unsigned count) {
-  for (unsigned i = first; i < first + count && i < (unsigned)LLVMGetNumOperands(inst); i++)
-    if (is_varied(f, LLVMGetOperand(inst, i)))
-      return true;
-  return false;
-}
-
-static bool differentiable_type(LLVMTypeRef type) {
-  return kn_type_has_floats(type) || kn_is_pointer_type(type);
-}
-
-static bool call_is_varied(Forward *f, LLVMValueRef call) {
-  const Rule *rule = rule_for_call(call);
-  if (rule) {
-    switch (rule->kind) {
-    case RULE_MATH:
-      return any_operand_varied(f, call, 0, rule->arg);
-    case RULE_MODEL:
-      return any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call));
-    case RULE_ALLOC:
-    case RULE_CALLOC:
-    case RULE_REALLOC:
-      return true;
-    default:
-      return false;
-    }
-  }
-  LLVMValueRef callee = kn_called_function(call);
-  return callee && !LLVMIsDeclaration(callee) && differentiable_type(LLVMTypeOf(call)) &&
-         any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call));
-}
-
-/* Operand positions whose tangents make the instruction's tangent when the
- * instruction is applied to them (the linear, structural instructions), as
- * {first, count}; count 0 means the instruction is not structural. */
-static void structural_operands(LLVMOpcode op, unsigned *first, unsigned *count) {
-  *first = 0;
-  switch (op) {
-  case LLVMFNeg:
-  case LLVMFPExt:
-  case LLVMFPTrunc:
-  case LLVMBitCast:
-  case LLVMAddrSpaceCast:
-  case LLVMPtrToInt:
-  case LLVMIntToPtr:
-  case LLVMFreeze:
-  case LLVMExtractValue:
-  case LLVMExtractElement:
-  case LLVMGetElementPtr:
-  case LLVMLoad:
-    *count = 1;
-    return;
-  case LLVMInsertValue:
-  case LLVMInsertElement:
-  case LLVMShuffleVector:
-    *count = 2;
-    return;
-  case LLVMSelect:
-    *first = 1;
-    *count = 2;
-    return;
-  default:
-    *count = 0;
-  }
-}
-
-static bool inst_is_varied(Forward *f, LLVMValueRef inst) {
-  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
-  unsigned first, count;
-  structural_operands(op, &first, &count);
-  if (count)
-    return any_operand_varied(f, inst, first, count);
-  if (rule_for_opcode(op))
-    return any_operand_varied(f, inst, 0, 2);
-  switch (op) {
-  case LLVMPHI:
-    for (unsigned i = 0, n = LLVMCountIncoming(inst); i < n; i++)
-      if (is_varied(f, LLVMGetIncomingValue(inst, i)))
-        return true;
-    return false;
-  case LLVMAlloca:
-    return true;
-  case LLVMCall:
-    return call_is_varied(f, inst);
-  default:
-    return false;
-  }
-}
-
-/* require: the varied parameters in f->varied */
-static void find_varied(Forward *f, LLVMBasicBlockRef *blocks) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (ptrdiff_t k = 0; k < arrlen(blocks); k++)
-      for (LLVMValueRef inst = LLVMGetFirstInstruction(blocks[k]); inst;
-           inst = LLVMGetNextInstruction(inst))
-        if (!is_varied(f, inst) && inst_is_varied(f, inst))
-          changed |= vset_add(&f->varied, inst);
-  }
+  return activity_any_operand(&f->varied, inst, first, count);
 }
 
 /* ---- tangents ---- */
@@ -340,7 +240,7 @@ static bool any_arg_varied(Forward *f, LLVMValueRef call) {
 /* A call that takes no pointer and returns nothing differentiable (lround,
  * isnan) can pass no derivative on, whatever it is. */
 static bool can_carry_derivative(LLVMValueRef call) {
-  if (differentiable_type(LLVMTypeOf(call)))
+  if (activity_differentiable_type(LLVMTypeOf(call)))
     return true;
   for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++)
     if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(call, i))))
@@ -421,7 +321,7 @@ static void emit_tangent(Forward *f, LLVMValueRef inst) {
   if (!is_varied(f, inst))
     return;
   unsigned first, count;
-  structural_operands(op, &first, &count);
+  activity_structural_operands(op, &first, &count);
   PartialFn partial = rule_for_opcode(op);
   if (count) {
     set_tangent(f, inst, twin(f, inst, first, count));
@@ -540,7 +440,7 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
   Forward f = {.sig = sig, .deriv = deriv, .b = LLVMCreateBuilderInContext(kn_module.ctx)};
   adopt_body(&f);
   LLVMBasicBlockRef *blocks = cfg_reverse_post_order(deriv);
-  find_varied(&f, blocks);
+  activity_find_varied(&f.varied, blocks, true);
   for (ptrdiff_t k = 0; k < arrlen(blocks) && !f.failed; k++)
     emit_block(&f, blocks[k]);
   if (!f.failed)

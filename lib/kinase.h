@@ -122,6 +122,19 @@ void strip_debug_locations(LLVMValueRef fn);
  * array: free with arrfree). */
 LLVMBasicBlockRef *cfg_reverse_post_order(LLVMValueRef fn);
 
+/* ---- activity.c ---- */
+
+/* Adds to `varied` (which holds the active parameters) every instruction of
+ * `blocks` that can carry a derivative from them; with `int_bits`, integers
+ * read from shadowed memory count too (forward mode copies their bits). */
+void activity_find_varied(ValueSet *varied, LLVMBasicBlockRef *blocks, bool int_bits);
+bool activity_any_operand(ValueSet *varied, LLVMValueRef inst, unsigned first, unsigned count);
+bool activity_differentiable_type(LLVMTypeRef type); /* holds floats, or is a pointer */
+/* Operands [first, first+count) of a linear, structural instruction (casts,
+ * GEPs, loads, aggregate and vector moves, select): the instruction applied
+ * to their tangents gives its tangent. count 0 for other instructions. */
+void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *count);
+
 /* ---- libdevice.c ---- */
 
 /* Links the __nv_* functions that generated code calls but the module lacks. */

@@ -3,6 +3,9 @@
 // markers and entry point itself, as Enzyme's CUDA users do.
 //
 // REQUIRES: cuda
+// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
+// RUN: FileCheck %s --input-file=%t.O0.ptx
 // RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
@@ -40,8 +43,18 @@ __global__ void tangents(const double *x, double c, double *dx, int n) {
 
 static void check(cudaError_t err, const char *what) {
   if (err != cudaSuccess) {
-    fprintf(stderr, "FAIL: %s: %s\n", what, cudaGetErrorString(err));
+    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
     exit(1);
+  }
+}
+
+// Exit 2, with a message of its own, when there is no GPU to run on.
+static void require_device(void) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count < 1) {
+    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+    exit(2);
   }
 }
 
@@ -52,12 +65,14 @@ int main(void) {
   for (int i = 0; i < N; i++)
     x[i] = 0.05 + 0.01 * i;
 
+  require_device();
   double *d_x, *d_dx;
   check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
   check(cudaMalloc(&d_dx, sizeof dx), "cudaMalloc");
   check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
   tangents<<<(N + 127) / 128, 128>>>(d_x, c, d_dx, N);
   check(cudaGetLastError(), "kernel launch");
+  check(cudaDeviceSynchronize(), "kernel run");
   check(cudaMemcpy(dx, d_dx, sizeof dx, cudaMemcpyDeviceToHost), "copy to host");
   cudaFree(d_x);
   cudaFree(d_dx);
@@ -67,7 +82,7 @@ int main(void) {
     double want = df_dx(x[i], c);
     if (fabs(dx[i] - want) > 1e-12 * fmax(1.0, fabs(want))) {
       if (bad++ < 5)
-        fprintf(stderr, "x = %g: tangent %.17g, expected %.17g\n", x[i], dx[i], want);
+        printf("x = %g: tangent %.17g, expected %.17g\n", x[i], dx[i], want);
     }
   }
   printf("%s: %d of %d tangents wrong\n", bad ? "FAIL" : "PASS", bad, N);

@@ -85,6 +85,10 @@ static bool check_activity(Request *r, unsigned i, LLVMTypeRef param, Activity a
   if (act == ACT_OUT && !is_float)
     return request_error(r, "parameter %u of '%s' is enzyme_out but is not a floating-point value",
                          i + 1, kn_function_name(r->fn));
+  if ((act == ACT_DUP || act == ACT_DUPNONEED) && r->mode == MODE_REVERSE && !is_pointer)
+    return request_error(r, "parameter %u of '%s' is %s but is not a pointer: in reverse mode, "
+                            "pass a floating-point value as enzyme_out",
+                         i + 1, kn_function_name(r->fn), activity_name(act));
   if ((act == ACT_DUP || act == ACT_DUPNONEED) && !is_float && !is_pointer &&
       !kn_type_has_floats(param))
     return request_error(r, "parameter %u of '%s' is %s but is an integer, which has no derivative",
@@ -152,6 +156,9 @@ static void erase_dead_markers(LLVMValueRef *args, unsigned n) {
   vset_free(&seen);
 }
 
+static bool call_forward(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret);
+static bool call_reverse(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret);
+
 static bool lower(Request *r) {
   LLVMValueRef target = kn_strip_casts(LLVMGetOperand(r->call, 0));
   if (!LLVMIsAFunction(target))
@@ -162,28 +169,75 @@ static bool lower(Request *r) {
                          kn_function_name(target));
   if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(target)))
     return request_error(r, "'%s' is variadic", kn_function_name(target));
-  if (r->mode == MODE_REVERSE)
-    return request_error(r, "reverse mode is not implemented yet");
   r->fn = target;
   Signature sig = {.fn = target, .mode = r->mode};
   if (!read_arguments(r, &sig))
     return false;
   LLVMTypeRef declared = LLVMTypeOf(r->call);
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(target));
-  sig.ret_tangent = LLVMGetTypeKind(declared) != LLVMVoidTypeKind &&
-                    kn_type_has_floats(ret);
-  LLVMValueRef deriv = derive_get(&sig);
-  LLVMValueRef result = LLVMBuildCall2(r->b, derive_type(&sig), deriv, r->args, r->nargs, "");
-  LLVMInstructionSetDebugLoc(result, LLVMInstructionGetDebugLoc(r->call));
-  if (LLVMGetTypeKind(declared) != LLVMVoidTypeKind) {
-    bool ok = sig.ret_tangent;
-    LLVMValueRef value = ok ? coerce(r->b, result, declared, &ok) : NULL;
-    if (!ok && sig.ret_tangent)
-      return request_error(r, "the declared return type cannot hold the derivative of '%s''s result",
-                           kn_function_name(target));
-    LLVMReplaceAllUsesWith(r->call, value ? value : LLVMConstNull(declared));
-  }
+  return r->mode == MODE_FORWARD ? call_forward(r, &sig, declared, ret)
+                                 : call_reverse(r, &sig, declared, ret);
+}
+
+static bool call_forward(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret) {
+  sig->ret_tangent = LLVMGetTypeKind(declared) != LLVMVoidTypeKind && kn_type_has_floats(ret);
+  LLVMValueRef result =
+      LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), r->args, r->nargs, "");
+  if (LLVMGetTypeKind(declared) == LLVMVoidTypeKind)
+    return true;
+  bool ok = sig->ret_tangent;
+  LLVMValueRef value = ok ? coerce(r->b, result, declared, &ok) : NULL;
+  if (!ok && sig->ret_tangent)
+    return request_error(r, "the declared return type cannot hold the derivative of '%s''s result",
+                         kn_function_name(r->fn));
+  LLVMReplaceAllUsesWith(r->call, value ? value : LLVMConstNull(declared));
   return true;
+}
+
+/* The gradients of the enzyme_out parameters, as the caller declared them:
+ * one value, or a struct of them in order. */
+static bool return_gradients(Request *r, LLVMValueRef grads, LLVMTypeRef declared) {
+  unsigned n = LLVMCountStructElementTypes(LLVMTypeOf(grads));
+  bool ok = true;
+  LLVMValueRef value = NULL;
+  if (n == 0) {
+    value = LLVMConstNull(declared);
+  } else if (n == 1) {
+    value = coerce(r->b, LLVMBuildExtractValue(r->b, grads, 0, ""), declared, &ok);
+  } else if (LLVMGetTypeKind(declared) == LLVMStructTypeKind &&
+             LLVMCountStructElementTypes(declared) == n) {
+    value = LLVMGetUndef(declared);
+    for (unsigned i = 0; i < n && ok; i++) {
+      LLVMValueRef g = coerce(r->b, LLVMBuildExtractValue(r->b, grads, i, ""),
+                              LLVMStructGetTypeAtIndex(declared, i), &ok);
+      if (ok)
+        value = LLVMBuildInsertValue(r->b, value, g, i, "");
+    }
+  } else {
+    value = coerce(r->b, grads, declared, &ok);
+  }
+  if (!ok)
+    return request_error(r, "the declared return type cannot hold the %u gradient%s of '%s''s "
+                            "enzyme_out parameters",
+                         n, n == 1 ? "" : "s", kn_function_name(r->fn));
+  LLVMReplaceAllUsesWith(r->call, value);
+  return true;
+}
+
+static bool call_reverse(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret) {
+  sig->ret_tangent = kn_is_float_type(ret);
+  LLVMValueRef aug =
+      LLVMBuildCall2(r->b, derive_aug_type(sig), derive_aug(sig), r->args, r->nargs, "");
+  LLVMValueRef args[2 * KN_MAX_PARAMS + 2];
+  memcpy(args, r->args, r->nargs * sizeof *args);
+  unsigned n = r->nargs;
+  if (sig->ret_tangent)
+    args[n++] = math_const(ret, 1.0);
+  args[n++] = LLVMBuildExtractValue(r->b, aug, LLVMCountStructElementTypes(LLVMTypeOf(aug)) - 1, "tape");
+  LLVMValueRef grads = LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), args, n, "");
+  if (LLVMGetTypeKind(declared) == LLVMVoidTypeKind)
+    return true;
+  return return_gradients(r, grads, declared);
 }
 
 bool abi_lower_request(LLVMValueRef call, Mode mode) {

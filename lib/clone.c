@@ -3,6 +3,9 @@
  * because their incoming blocks are not operands. */
 #include "kinase.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static LLVMValueRef mapped(ValueMap *map, LLVMValueRef value) {
   LLVMValueRef copy = vmap_get(map, value);
   return copy ? copy : value;
@@ -35,7 +38,7 @@ LLVMValueRef clone_function(LLVMValueRef fn, const char *name) {
   for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++) {
     LLVMValueRef param = LLVMGetParam(copy, i);
     LLVMSetValueName2(param, kn_value_name(LLVMGetParam(fn, i)),
-                      __builtin_strlen(kn_value_name(LLVMGetParam(fn, i))));
+                      strlen(kn_value_name(LLVMGetParam(fn, i))));
     vmap_put(&map, LLVMGetParam(fn, i), param);
   }
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
@@ -90,4 +93,28 @@ void strip_debug_locations(LLVMValueRef fn) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
       LLVMInstructionSetDebugLoc(inst, NULL);
+}
+
+static void set_name(LLVMValueRef value, const char *prefix, const char *name) {
+  char *full = kn_strdup_printf("%s%s", prefix, name);
+  LLVMSetValueName2(value, full, strlen(full));
+  free(full);
+}
+
+void adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
+                           LLVMValueRef *shadows) {
+  LLVMValueRef copy = clone_function(sig->fn, "kinase.copy");
+  simplify_before(copy);
+  unsigned k = 0;
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    const char *name = kn_value_name(LLVMGetParam(sig->fn, i));
+    primals[i] = LLVMGetParam(deriv, k++);
+    set_name(primals[i], "", name);
+    shadows[i] = NULL;
+    if (sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED) {
+      shadows[i] = LLVMGetParam(deriv, k++);
+      set_name(shadows[i], "d.", name);
+    }
+  }
+  move_body(copy, deriv, primals);
 }

@@ -8,13 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A derivative: forward mode has one function; reverse mode a pair, the
+ * augmented forward sweep (primal + tape) and the reverse sweep. */
 typedef struct {
   Signature sig;
-  LLVMValueRef deriv;
+  LLVMValueRef deriv, aug;
 } Job;
 
-static struct { char *key; LLVMValueRef value; } *cache;
-static Job *pending;
+static struct { char *key; Job *value; } *cache;
+static Job **pending;
 
 const char *activity_name(Activity activity) {
   static const char *const names[] = {"const", "dup", "dupnoneed", "out"};
@@ -30,23 +32,66 @@ static char *cache_key(const Signature *sig) {
                           sig->ret_tangent, sig->ret_primal);
 }
 
-LLVMTypeRef derive_type(const Signature *sig) {
-  LLVMTypeRef fn_type = LLVMGlobalGetValueType(sig->fn);
-  LLVMTypeRef params[2 * KN_MAX_PARAMS], orig[KN_MAX_PARAMS];
-  LLVMGetParamTypes(fn_type, orig);
+/* The primal parameters, each followed by its shadow where dup. */
+static unsigned primal_and_shadow_types(const Signature *sig, LLVMTypeRef *params) {
+  LLVMTypeRef orig[KN_MAX_PARAMS];
+  LLVMGetParamTypes(LLVMGlobalGetValueType(sig->fn), orig);
   unsigned n = 0;
   for (unsigned i = 0; i < sig->nparams; i++) {
     params[n++] = orig[i];
     if (sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED)
       params[n++] = orig[i];
   }
-  LLVMTypeRef ret = LLVMGetReturnType(fn_type);
+  return n;
+}
+
+static LLVMTypeRef return_type(const Signature *sig) {
+  return LLVMGetReturnType(LLVMGlobalGetValueType(sig->fn));
+}
+
+static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
+
+static LLVMTypeRef forward_type(const Signature *sig) {
+  LLVMTypeRef params[2 * KN_MAX_PARAMS], ret = return_type(sig);
+  unsigned n = primal_and_shadow_types(sig, params);
   LLVMTypeRef result = LLVMVoidTypeInContext(kn_module.ctx);
   if (sig->ret_tangent && sig->ret_primal)
     result = LLVMStructTypeInContext(kn_module.ctx, (LLVMTypeRef[]){ret, ret}, 2, 0);
   else if (sig->ret_tangent || sig->ret_primal)
     result = ret;
   return LLVMFunctionType(result, params, n, 0);
+}
+
+/* Reverse sweep: (primals and shadows, [adjoint of the result], tape) ->
+ * {adjoints of the enzyme_out parameters}. */
+static LLVMTypeRef reverse_type(const Signature *sig) {
+  LLVMTypeRef params[2 * KN_MAX_PARAMS + 2], orig[KN_MAX_PARAMS], outs[KN_MAX_PARAMS];
+  unsigned n = primal_and_shadow_types(sig, params), nout = 0;
+  if (sig->ret_tangent)
+    params[n++] = return_type(sig);
+  params[n++] = ptr_type();
+  LLVMGetParamTypes(LLVMGlobalGetValueType(sig->fn), orig);
+  for (unsigned i = 0; i < sig->nparams; i++)
+    if (sig->params[i] == ACT_OUT)
+      outs[nout++] = orig[i];
+  return LLVMFunctionType(LLVMStructTypeInContext(kn_module.ctx, outs, nout, 0), params, n, 0);
+}
+
+LLVMTypeRef derive_type(const Signature *sig) {
+  return sig->mode == MODE_FORWARD ? forward_type(sig) : reverse_type(sig);
+}
+
+/* Augmented forward sweep: (primals and shadows) -> {[result], [shadow of a
+ * pointer result], tape}. */
+LLVMTypeRef derive_aug_type(const Signature *sig) {
+  LLVMTypeRef params[2 * KN_MAX_PARAMS], fields[3], ret = return_type(sig);
+  unsigned n = primal_and_shadow_types(sig, params), nfields = 0;
+  if (LLVMGetTypeKind(ret) != LLVMVoidTypeKind)
+    fields[nfields++] = ret;
+  if (LLVMGetTypeKind(ret) == LLVMPointerTypeKind)
+    fields[nfields++] = ret;
+  fields[nfields++] = ptr_type();
+  return LLVMFunctionType(LLVMStructTypeInContext(kn_module.ctx, fields, nfields, 0), params, n, 0);
 }
 
 static void describe(const Signature *sig, LLVMValueRef deriv) {
@@ -57,25 +102,38 @@ static void describe(const Signature *sig, LLVMValueRef deriv) {
   fprintf(stderr, ") -> %s\n", kn_function_name(deriv));
 }
 
-LLVMValueRef derive_get(const Signature *sig) {
+static LLVMValueRef declare(const char *prefix, const Signature *sig, LLVMTypeRef type) {
+  char *name = kn_strdup_printf("__kinase_%s_%s", prefix, kn_function_name(sig->fn));
+  LLVMValueRef fn = LLVMAddFunction(kn_module.mod, name, type);
+  free(name);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  return fn;
+}
+
+static Job *job_for(const Signature *sig) {
   if (!cache)
     sh_new_strdup(cache);
   char *key = cache_key(sig);
-  LLVMValueRef deriv = shget(cache, key);
-  if (!deriv) {
-    const char *prefix = sig->mode == MODE_FORWARD ? "fwd" : "rev";
-    char *name = kn_strdup_printf("__kinase_%s_%s", prefix, kn_function_name(sig->fn));
-    deriv = LLVMAddFunction(kn_module.mod, name, derive_type(sig));
-    free(name);
-    LLVMSetLinkage(deriv, LLVMInternalLinkage);
-    shput(cache, key, deriv);
-    arrput(pending, ((Job){*sig, deriv}));
+  Job *job = shget(cache, key);
+  if (!job) {
+    job = malloc(sizeof *job);
+    if (!job)
+      kn_die("out of memory");
+    bool forward = sig->mode == MODE_FORWARD;
+    *job = (Job){*sig, declare(forward ? "fwd" : "rev", sig, derive_type(sig)),
+                 forward ? NULL : declare("aug", sig, derive_aug_type(sig))};
+    shput(cache, key, job);
+    arrput(pending, job);
     if (kn_want_list())
-      describe(sig, deriv);
+      describe(sig, job->deriv);
   }
   free(key);
-  return deriv;
+  return job;
 }
+
+LLVMValueRef derive_get(const Signature *sig) { return job_for(sig)->deriv; }
+
+LLVMValueRef derive_aug(const Signature *sig) { return job_for(sig)->aug; }
 
 /* A derivative that could not be generated still needs a valid body. */
 static void give_up(LLVMValueRef deriv) {
@@ -87,37 +145,47 @@ static void give_up(LLVMValueRef deriv) {
   LLVMDisposeBuilder(b);
 }
 
+static bool verify(LLVMValueRef fn) { return !fn || !LLVMVerifyFunction(fn, LLVMReturnStatusAction); }
+
 static void generate(Job *job) {
-  bool ok = forward_generate(&job->sig, job->deriv);
-  if (ok && LLVMVerifyFunction(job->deriv, LLVMReturnStatusAction)) {
+  bool ok = job->sig.mode == MODE_FORWARD ? forward_generate(&job->sig, job->deriv)
+                                          : reverse_generate(&job->sig, job->aug, job->deriv);
+  if (ok && (!verify(job->deriv) || !verify(job->aug))) {
     kn_error(NULL, job->sig.fn, "internal error: the generated derivative is not valid IR "
                                 "(please report this, with -mllvm -kinase-print output)");
-    if (kn_want_print())
+    if (kn_want_print()) {
       LLVMDumpValue(job->deriv);
+      if (job->aug)
+        LLVMDumpValue(job->aug);
+    }
     ok = false;
   }
-  if (!ok) {
-    give_up(job->deriv);
-    return;
-  }
-  strip_debug_locations(job->deriv);
-  simplify_after(job->deriv);
-  if (kn_want_print()) {
-    char *text = LLVMPrintValueToString(job->deriv);
-    fputs(text, stderr);
-    LLVMDisposeMessage(text);
+  LLVMValueRef fns[2] = {job->aug, job->deriv};
+  for (int i = 0; i < 2; i++) {
+    if (!fns[i])
+      continue;
+    if (!ok) {
+      give_up(fns[i]);
+      continue;
+    }
+    strip_debug_locations(fns[i]);
+    simplify_after(fns[i]);
+    if (kn_want_print()) {
+      char *text = LLVMPrintValueToString(fns[i]);
+      fputs(text, stderr);
+      LLVMDisposeMessage(text);
+    }
   }
 }
 
 void derive_drain(void) {
-  while (arrlen(pending)) {
-    Job job = pending[0];
-    arrdel(pending, 0);
-    generate(&job);
-  }
+  for (ptrdiff_t i = 0; i < arrlen(pending); i++)
+    generate(pending[i]);
 }
 
 void derive_reset(void) {
+  for (ptrdiff_t i = 0; i < shlen(cache); i++)
+    free(cache[i].value);
   shfree(cache);
   arrfree(pending);
 }

@@ -411,34 +411,15 @@ static void rewrite_returns(Forward *f) {
 
 /* ---- entry ---- */
 
-/* Moves a simplified copy of the user's function into `deriv`, whose
- * parameters are the primal ones, each followed by its shadow where the
- * signature says dup; the shadows become the parameters' tangents. */
-static void adopt_body(Forward *f) {
-  LLVMValueRef copy = clone_function(f->sig->fn, "kinase.copy");
-  simplify_before(copy);
-  LLVMValueRef primals[KN_MAX_PARAMS];
-  unsigned k = 0;
-  for (unsigned i = 0; i < f->sig->nparams; i++) {
-    LLVMValueRef orig = LLVMGetParam(f->sig->fn, i);
-    const char *name = kn_value_name(orig);
-    primals[i] = LLVMGetParam(f->deriv, k++);
-    LLVMSetValueName2(primals[i], name, __builtin_strlen(name));
-    if (f->sig->params[i] == ACT_DUP || f->sig->params[i] == ACT_DUPNONEED) {
-      LLVMValueRef shadow = LLVMGetParam(f->deriv, k++);
-      char *dname = kn_strdup_printf("d.%s", name);
-      LLVMSetValueName2(shadow, dname, __builtin_strlen(dname));
-      free(dname);
-      vset_add(&f->varied, primals[i]);
-      set_tangent(f, primals[i], shadow);
-    }
-  }
-  move_body(copy, f->deriv, primals);
-}
-
 bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
   Forward f = {.sig = sig, .deriv = deriv, .b = LLVMCreateBuilderInContext(kn_module.ctx)};
-  adopt_body(&f);
+  LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
+  adopt_simplified_body(sig, deriv, primals, shadows);
+  for (unsigned i = 0; i < sig->nparams; i++)
+    if (shadows[i]) {
+      vset_add(&f.varied, primals[i]);
+      set_tangent(&f, primals[i], shadows[i]);
+    }
   LLVMBasicBlockRef *blocks = cfg_reverse_post_order(deriv);
   activity_find_varied(&f.varied, blocks, true);
   for (ptrdiff_t k = 0; k < arrlen(blocks) && !f.failed; k++)

@@ -101,6 +101,10 @@ bool abi_lower_request(LLVMValueRef call, Mode mode);
 LLVMValueRef derive_get(const Signature *sig);
 /* The LLVM type of the derivative function for `sig`. */
 LLVMTypeRef derive_type(const Signature *sig);
+/* Reverse mode: the augmented forward sweep paired with derive_get's
+ * reverse sweep, and its type. */
+LLVMValueRef derive_aug(const Signature *sig);
+LLVMTypeRef derive_aug_type(const Signature *sig);
 void derive_drain(void);
 void derive_reset(void);
 
@@ -112,6 +116,11 @@ LLVMValueRef clone_function(LLVMValueRef fn, const char *name);
 /* Moves the body of `from` into the empty function `to`; `args[i]` replaces
  * the i-th parameter of `from`. Deletes `from`. */
 void move_body(LLVMValueRef from, LLVMValueRef to, LLVMValueRef *args);
+/* Fills the empty `deriv` with a simplified copy of sig->fn. The derivative's
+ * parameters are sig->fn's, each followed by its shadow where the signature
+ * says dup; primals[i] and shadows[i] (NULL if none) receive them. */
+void adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
+                           LLVMValueRef *shadows);
 void simplify_before(LLVMValueRef fn);
 void simplify_after(LLVMValueRef fn);
 void strip_debug_locations(LLVMValueRef fn);
@@ -134,6 +143,11 @@ bool activity_differentiable_type(LLVMTypeRef type); /* holds floats, or is a po
  * GEPs, loads, aggregate and vector moves, select): the instruction applied
  * to their tangents gives its tangent. count 0 for other instructions. */
 void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *count);
+
+/* ---- reverse.c ---- */
+
+/* Fills the bodies of `aug` and `rev`, the reverse-mode pair for `sig`. */
+bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev);
 
 /* ---- libdevice.c ---- */
 

@@ -1,0 +1,1267 @@
+/* Reverse mode: a pair of functions per function and activity pattern.
+ *
+ *   aug: the primal, plus the shadows of pointers (shadow memory mirrors
+ *        primal memory) and a tape of the values the reverse sweep needs;
+ *   rev: one reverse block per primal block, run in the reverse order of the
+ *        forward execution, propagating adjoints from results to operands.
+ *
+ * require: aug and rev declared with derive_aug_type / derive_type, empty.
+ *
+ * The tape. Each execution of a primal block B appends one record holding
+ * the values of B that the reverse sweep needs ("roots"), so the k-th
+ * execution's values sit at index k of B's record array. The reverse sweep
+ * keeps a counter per block, decremented when it leaves B's reverse block:
+ * wherever the reverse code needs a value of B, it reads record counter-1,
+ * which is the execution of B the forward sweep last saw at that point (SSA
+ * dominance guarantees this). This needs no loop analysis and holds for any
+ * control flow. A block with several predecessors records which one it came
+ * from, so that its reverse block can go back the same way.
+ *
+ * Values are recomputed in the reverse sweep rather than recorded when they
+ * are pure (arithmetic, casts, GEPs, compares) and their operands are
+ * available; loads, calls and phis are recorded. Roots are discovered while
+ * the reverse sweep is generated: each use reads through a placeholder load,
+ * whose address is filled in once every block's record layout is known.
+ *
+ * Adjoints live in one stack slot per active value (promoted to registers
+ * by the cleanup pipeline); an instruction's reverse reads and zeroes its
+ * slot, then adds into its operands' slots. */
+#include "kinase.h"
+
+#include <stb/stb_ds.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  LLVMValueRef load; /* in rev: a load from a placeholder address */
+  LLVMValueRef root; /* in aug */
+} Placeholder;
+
+/* A call of a function of the module, augmented. */
+typedef struct {
+  LLVMValueRef call;   /* aug: the call of the callee's aug function */
+  LLVMValueRef result; /* aug: the primal result, or NULL */
+  LLVMValueRef tape;   /* aug: the callee's tape */
+  Signature sig;
+  LLVMValueRef args[KN_MAX_PARAMS]; /* aug: the primal arguments */
+} AugCall;
+
+/* The record of one primal block. */
+typedef struct {
+  LLVMBasicBlockRef block;
+  LLVMValueRef *roots;     /* recorded values, in field order */
+  LLVMTypeRef record;      /* struct of the roots' types */
+  unsigned tape_field;     /* index of its {data, count, capacity} in the tape */
+  LLVMValueRef counter;    /* rev: i64 slot */
+  LLVMValueRef data;       /* rev: ptr slot */
+} BlockRecord;
+
+typedef struct {
+  const Signature *sig;
+  LLVMValueRef aug, rev;
+  LLVMBuilderRef b;        /* positioned in rev */
+  LLVMBuilderRef ab;       /* positioned in aug */
+  LLVMBasicBlockRef *blocks; /* aug blocks, reverse post-order */
+  LLVMValueRef ret_block_value; /* the value aug returns, NULL for void */
+  LLVMBasicBlockRef ret_block;
+  ValueSet varied;
+  ValueMap shadow;         /* aug pointer -> aug shadow pointer */
+  ValueMap adjoint;        /* aug value -> rev slot */
+  ValueMap reverse_block;  /* aug block -> rev block (as values) */
+  ValueMap from;           /* aug block -> aug phi: index of the predecessor */
+  ValueMap memo;           /* aug value -> rev value, valid in memo_block */
+  LLVMBasicBlockRef memo_block;
+  AugCall *calls;
+  Placeholder *placeholders;
+  BlockRecord *records;
+  LLVMValueRef rev_entry, rev_exit; /* blocks (as values) */
+  LLVMValueRef aug_tape;   /* aug: the tape pointer */
+  bool failed;
+} Reverse;
+
+static void fail(Reverse *r, LLVMValueRef where, const char *fmt, const char *detail) {
+  if (!r->failed)
+    kn_error(where, r->sig->fn, fmt, detail);
+  r->failed = true;
+}
+
+static LLVMContextRef ctx(void) { return kn_module.ctx; }
+static LLVMTypeRef i64(void) { return LLVMInt64TypeInContext(ctx()); }
+static LLVMTypeRef i32(void) { return LLVMInt32TypeInContext(ctx()); }
+static LLVMTypeRef ptr(void) { return LLVMPointerTypeInContext(ctx(), 0); }
+static LLVMValueRef const64(unsigned long long v) { return LLVMConstInt(i64(), v, 0); }
+
+static bool is_varied(Reverse *r, LLVMValueRef v) { return vset_has(&r->varied, v); }
+/* Values with an adjoint: varied and holding floats. */
+static bool has_adjoint(Reverse *r, LLVMValueRef v) {
+  return is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v));
+}
+
+static LLVMBasicBlockRef reverse_of(Reverse *r, LLVMBasicBlockRef bb) {
+  return LLVMValueAsBasicBlock(vmap_get(&r->reverse_block, LLVMBasicBlockAsValue(bb)));
+}
+
+/* ---- library calls emitted into generated code ---- */
+
+static LLVMValueRef libc(const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n) {
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (!fn)
+    fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ret, params, n, 0));
+  return fn;
+}
+
+static LLVMValueRef call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret,
+                              LLVMValueRef *args, unsigned n) {
+  LLVMTypeRef params[4];
+  for (unsigned i = 0; i < n; i++)
+    params[i] = LLVMTypeOf(args[i]);
+  LLVMValueRef fn = libc(name, ret, params, n);
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+static void call_free(LLVMBuilderRef b, LLVMValueRef p) {
+  call_libc(b, "free", LLVMVoidTypeInContext(ctx()), &p, 1);
+}
+
+static LLVMValueRef call_calloc(LLVMBuilderRef b, LLVMValueRef size) {
+  LLVMValueRef args[2] = {const64(1), LLVMBuildZExtOrBitCast(b, size, i64(), "")};
+  return call_libc(b, "calloc", ptr(), args, 2);
+}
+
+/* kinase.tape.push(vec, size): appends a record of `size` bytes to
+ * vec = {ptr data, i64 count, i64 capacity}, growing it geometrically, and
+ * returns the record's address. */
+static LLVMValueRef tape_push_function(void) {
+  const char *name = "kinase.tape.push";
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn)
+    return fn;
+  LLVMTypeRef params[2] = {ptr(), i64()};
+  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ptr(), params, 2, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMValueRef vec = LLVMGetParam(fn, 0), size = LLVMGetParam(fn, 1);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx(), fn, "entry");
+  LLVMBasicBlockRef grow = LLVMAppendBasicBlockInContext(ctx(), fn, "grow");
+  LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(ctx(), fn, "store");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMTypeRef vec_type = LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64()}, 3, 0);
+  LLVMValueRef data_at = LLVMBuildStructGEP2(b, vec_type, vec, 0, "");
+  LLVMValueRef count_at = LLVMBuildStructGEP2(b, vec_type, vec, 1, "");
+  LLVMValueRef cap_at = LLVMBuildStructGEP2(b, vec_type, vec, 2, "");
+  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), data_at, "data");
+  LLVMValueRef count = LLVMBuildLoad2(b, i64(), count_at, "count");
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), cap_at, "cap");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, count, cap, ""), store, grow);
+  LLVMPositionBuilderAtEnd(b, grow);
+  LLVMValueRef new_cap = LLVMBuildAdd(b, LLVMBuildMul(b, cap, const64(2), ""), const64(16), "");
+  LLVMValueRef realloc_args[2] = {data, LLVMBuildMul(b, new_cap, size, "")};
+  LLVMValueRef grown = call_libc(b, "realloc", ptr(), realloc_args, 2);
+  LLVMBuildStore(b, grown, data_at);
+  LLVMBuildStore(b, new_cap, cap_at);
+  LLVMBuildBr(b, store);
+  LLVMPositionBuilderAtEnd(b, store);
+  LLVMValueRef base = LLVMBuildPhi(b, ptr(), "base");
+  LLVMAddIncoming(base, (LLVMValueRef[]){data, grown}, (LLVMBasicBlockRef[]){entry, grow}, 2);
+  LLVMBuildStore(b, LLVMBuildAdd(b, count, const64(1), ""), count_at);
+  LLVMValueRef offset = LLVMBuildMul(b, count, size, "");
+  LLVMBuildRet(b, LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx()), base, &offset, 1, "record"));
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+/* ---- the augmented forward sweep ---- */
+
+static LLVMValueRef shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
+  if (is_varied(r, v) && kn_is_pointer_type(LLVMTypeOf(v))) {
+    LLVMValueRef s = vmap_get(&r->shadow, v);
+    if (!s)
+      kn_die("varied pointer %s has no shadow yet", kn_value_name(v));
+    return s;
+  }
+  if (!LLVMIsNull(v) && !LLVMIsUndef(v) && !LLVMIsPoison(v) && kn_is_pointer_type(LLVMTypeOf(v)))
+    fail(r, user,
+         "a pointer here may point either to memory with a shadow (a dup argument or local "
+         "memory) or to memory without one (%s); give both the same activity",
+         LLVMIsAArgument(v) ? "an enzyme_const argument" : "a global or constant");
+  return LLVMConstNull(LLVMTypeOf(v));
+}
+
+static void drop_metadata(LLVMValueRef inst) {
+  size_t n;
+  LLVMValueMetadataEntry *entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(inst, &n);
+  for (size_t i = 0; i < n; i++)
+    LLVMSetMetadata(inst, LLVMValueMetadataEntriesGetKind(entries, (unsigned)i), NULL);
+  LLVMDisposeValueMetadataEntries(entries);
+}
+
+/* The instruction applied to the shadows of operands [first, first+count). */
+static LLVMValueRef shadow_twin(Reverse *r, LLVMValueRef inst, unsigned first, unsigned count) {
+  LLVMValueRef copy = LLVMInstructionClone(inst);
+  for (unsigned i = first; i < first + count; i++)
+    LLVMSetOperand(copy, i, shadow_of(r, LLVMGetOperand(inst, i), inst));
+  drop_metadata(copy);
+  LLVMInsertIntoBuilderWithName(r->ab, copy, "shadow");
+  return copy;
+}
+
+static LLVMValueRef zero_byte(void) { return LLVMConstInt(LLVMInt8TypeInContext(ctx()), 0, 0); }
+
+static LLVMValueRef alloca_size(LLVMBuilderRef b, LLVMValueRef inst) {
+  LLVMValueRef size = const64(LLVMABISizeOfType(kn_module.layout, LLVMGetAllocatedType(inst)));
+  LLVMValueRef count = LLVMGetOperand(inst, 0);
+  if (LLVMIsAConstantInt(count) && LLVMConstIntGetZExtValue(count) == 1)
+    return size;
+  return LLVMBuildMul(b, size, LLVMBuildZExtOrBitCast(b, count, i64(), ""), "");
+}
+
+static Signature call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee) {
+  Signature sig = {.fn = callee, .mode = MODE_REVERSE};
+  sig.nparams = LLVMGetNumArgOperands(call);
+  for (unsigned i = 0; i < sig.nparams; i++) {
+    LLVMValueRef arg = LLVMGetOperand(call, i);
+    sig.params[i] = !is_varied(r, arg)                        ? ACT_CONST
+                    : kn_is_pointer_type(LLVMTypeOf(arg))     ? ACT_DUP
+                    : kn_type_has_floats(LLVMTypeOf(arg))     ? ACT_OUT
+                                                              : ACT_CONST;
+  }
+  sig.ret_tangent = has_adjoint(r, call);
+  return sig;
+}
+
+static unsigned call_args(Reverse *r, LLVMValueRef call, const Signature *sig, LLVMValueRef *primals,
+                          LLVMValueRef *args, LLVMValueRef (*value)(Reverse *, LLVMValueRef)) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    args[n++] = value(r, primals[i]);
+    if (sig->params[i] == ACT_DUP)
+      args[n++] = value(r, shadow_of(r, primals[i], call));
+  }
+  return n;
+}
+
+static LLVMValueRef identity(Reverse *r, LLVMValueRef v) {
+  (void)r;
+  return v;
+}
+
+static void operands(LLVMValueRef call, LLVMValueRef *out) {
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++)
+    out[i] = LLVMGetOperand(call, i);
+}
+
+/* A call of a function in the module: the augmented forward sweep calls its
+ * aug function and keeps the tape for the reverse sweep. */
+static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee) {
+  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)) ||
+      LLVMGetNumArgOperands(call) > KN_MAX_PARAMS) {
+    fail(r, call, "it calls variadic or very long function '%s'", kn_function_name(callee));
+    return;
+  }
+  AugCall aug = {.sig = call_signature(r, call, callee)};
+  operands(call, aug.args);
+  LLVMValueRef args[2 * KN_MAX_PARAMS];
+  unsigned n = call_args(r, call, &aug.sig, aug.args, args, identity);
+  aug.call = LLVMBuildCall2(r->ab, derive_aug_type(&aug.sig), derive_aug(&aug.sig), args, n, "");
+  LLVMTypeRef ret = LLVMTypeOf(call);
+  unsigned field = 0;
+  if (LLVMGetTypeKind(ret) != LLVMVoidTypeKind) {
+    aug.result = LLVMBuildExtractValue(r->ab, aug.call, field++, kn_value_name(call));
+    LLVMReplaceAllUsesWith(call, aug.result);
+    if (is_varied(r, call))
+      vset_add(&r->varied, aug.result);
+    if (LLVMGetTypeKind(ret) == LLVMPointerTypeKind) {
+      LLVMValueRef shadow = LLVMBuildExtractValue(r->ab, aug.call, field++, "shadow");
+      if (is_varied(r, call))
+        vmap_put(&r->shadow, aug.result, shadow);
+    }
+  }
+  aug.tape = LLVMBuildExtractValue(r->ab, aug.call, field, "tape");
+  /* Its address may come back as a new instruction's. */
+  vset_remove(&r->varied, call);
+  LLVMInstructionEraseFromParent(call);
+  arrput(r->calls, aug);
+}
+
+static AugCall *aug_call_of(Reverse *r, LLVMValueRef call) {
+  for (ptrdiff_t i = 0; i < arrlen(r->calls); i++)
+    if (r->calls[i].call == call)
+      return &r->calls[i];
+  return NULL;
+}
+
+static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  switch (rule->kind) {
+  case RULE_ALLOC:
+  case RULE_CALLOC: {
+    LLVMValueRef shadow = call_calloc(r->ab, LLVMGetOperand(call, rule->arg));
+    if (rule->kind == RULE_CALLOC)
+      shadow = call_libc(r->ab, "calloc", ptr(), (LLVMValueRef[]){LLVMGetOperand(call, 0),
+                                                                 LLVMGetOperand(call, 1)}, 2);
+    vmap_put(&r->shadow, call, shadow);
+    return;
+  }
+  case RULE_REALLOC:
+  case RULE_POSIX_MEMALIGN:
+    fail(r, call, "%s is not supported in reverse mode yet", kn_function_name(kn_called_function(call)));
+    return;
+  case RULE_MEMCPY:
+    /* Shadow memory of floats holds adjoints, which the reverse sweep moves;
+     * pointers' shadows are copied now, so later loads find them. */
+    if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1)))
+      shadow_twin(r, call, 0, 2);
+    return;
+  default:
+    return;
+  }
+}
+
+static void augment_instruction(Reverse *r, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  if (op == LLVMCall) {
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst))) {
+      fail(r, inst, "it contains inline assembly%s", "");
+      return;
+    }
+    const Rule *rule = rule_for_call(inst);
+    if (rule && rule->kind != RULE_MATH && rule->kind != RULE_MODEL && rule->kind != RULE_INACTIVE) {
+      augment_memory_call(r, inst, rule);
+      return;
+    }
+    if (rule)
+      return;
+    if (!activity_any_operand(&r->varied, inst, 0, LLVMGetNumArgOperands(inst)))
+      return;
+    LLVMValueRef callee = kn_called_function(inst);
+    if (!callee)
+      fail(r, inst, "it makes an indirect call%s with differentiated arguments", "");
+    else if (LLVMIsDeclaration(callee))
+      fail(r, inst,
+           LLVMGetIntrinsicID(callee) ? "intrinsic '%s' has no derivative rule"
+                                      : "external function '%s' has no derivative rule and no "
+                                        "body to differentiate",
+           kn_function_name(callee));
+    else
+      augment_user_call(r, inst, callee);
+    return;
+  }
+  if (op == LLVMStore) {
+    LLVMValueRef value = LLVMGetOperand(inst, 0), at = LLVMGetOperand(inst, 1);
+    if (is_varied(r, at) && kn_is_pointer_type(LLVMTypeOf(value))) {
+      LLVMValueRef copy = LLVMInstructionClone(inst);
+      LLVMSetOperand(copy, 0, shadow_of(r, value, inst));
+      LLVMSetOperand(copy, 1, shadow_of(r, at, inst));
+      drop_metadata(copy);
+      LLVMInsertIntoBuilder(r->ab, copy);
+    } else if (!is_varied(r, at) && is_varied(r, value)) {
+      LLVMValueRef base = kn_underlying_object(at);
+      if (LLVMIsAGlobalVariable(base))
+        fail(r, inst, "it stores a differentiated value into global variable '%s', which has no shadow",
+             kn_value_name(base));
+    }
+    return;
+  }
+  if (!is_varied(r, inst) || !kn_is_pointer_type(LLVMTypeOf(inst)))
+    return;
+  unsigned first, count;
+  activity_structural_operands(op, &first, &count);
+  if (count) {
+    vmap_put(&r->shadow, inst, shadow_twin(r, inst, first, count));
+  } else if (op == LLVMPHI) {
+    vmap_put(&r->shadow, inst, LLVMBuildPhi(r->ab, LLVMTypeOf(inst), "shadow"));
+  } else if (op == LLVMAlloca) {
+    /* The reverse sweep outlives this frame: the shadow goes on the heap. */
+    vmap_put(&r->shadow, inst, call_calloc(r->ab, alloca_size(r->ab, inst)));
+  }
+}
+
+static bool unsupported_instruction(Reverse *r, LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMInvoke:
+  case LLVMLandingPad:
+  case LLVMResume:
+    fail(r, inst, "it uses C++ exceptions (%s), which Kinase does not differentiate", "invoke");
+    return true;
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg:
+    if (activity_any_operand(&r->varied, inst, 0, 3)) {
+      fail(r, inst, "it uses an atomic operation on differentiated memory%s", "");
+      return true;
+    }
+    return false;
+  case LLVMIndirectBr:
+  case LLVMCallBr:
+    fail(r, inst, "it uses an indirect branch or asm goto%s", "");
+    return true;
+  default:
+    return false;
+  }
+}
+
+static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
+  LLVMValueRef inst = LLVMGetFirstInstruction(bb);
+  while (inst && LLVMIsAPHINode(inst))
+    inst = LLVMGetNextInstruction(inst);
+  return inst;
+}
+
+/* A block with several distinct predecessors records which one ran. */
+static void add_from_index(Reverse *r, LLVMBasicBlockRef bb) {
+  LLVMValueRef phi = NULL;
+  LLVMBasicBlockRef *preds = NULL;
+  for (LLVMBasicBlockRef p = LLVMGetFirstBasicBlock(r->aug); p; p = LLVMGetNextBasicBlock(p)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(p);
+    for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++)
+      if (LLVMGetSuccessor(term, i) == bb) {
+        arrput(preds, p);
+        break;
+      }
+  }
+  if (arrlen(preds) > 1) {
+    LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(bb));
+    phi = LLVMBuildPhi(r->ab, i32(), "from");
+    for (ptrdiff_t i = 0; i < arrlen(preds); i++) {
+      LLVMValueRef index = LLVMConstInt(i32(), (unsigned long long)i, 0);
+      LLVMAddIncoming(phi, &index, &preds[i], 1);
+    }
+    vmap_put(&r->from, LLVMBasicBlockAsValue(bb), phi);
+  }
+  arrfree(preds);
+}
+
+static void augment(Reverse *r) {
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks) && !r->failed; k++) {
+    LLVMBasicBlockRef bb = r->blocks[k];
+    LLVMValueRef *insts = NULL;
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      arrput(insts, inst);
+    for (ptrdiff_t i = 0; i < arrlen(insts) && !r->failed; i++) {
+      LLVMValueRef inst = insts[i];
+      if (LLVMIsATerminatorInst(inst) || unsupported_instruction(r, inst))
+        continue;
+      LLVMValueRef next = LLVMIsAPHINode(inst) ? first_non_phi(bb) : LLVMGetNextInstruction(inst);
+      LLVMPositionBuilderBefore(r->ab, next);
+      augment_instruction(r, inst);
+    }
+    arrfree(insts);
+  }
+  /* Shadow phis get their incoming shadows once every shadow exists. */
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks) && !r->failed; k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst && LLVMIsAPHINode(inst);
+         inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef s = vmap_get(&r->shadow, inst);
+      if (!s || !LLVMIsAPHINode(s) || LLVMCountIncoming(s))
+        continue;
+      for (unsigned i = 0, n = LLVMCountIncoming(inst); i < n; i++) {
+        LLVMValueRef v = shadow_of(r, LLVMGetIncomingValue(inst, i), inst);
+        LLVMBasicBlockRef from = LLVMGetIncomingBlock(inst, i);
+        LLVMAddIncoming(s, &v, &from, 1);
+      }
+    }
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    add_from_index(r, r->blocks[k]);
+}
+
+/* ---- primal values in the reverse sweep ---- */
+
+static bool recomputable(LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
+  case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMUDiv: case LLVMSDiv: case LLVMURem:
+  case LLVMSRem: case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: case LLVMFRem:
+  case LLVMFNeg: case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMFPToUI: case LLVMFPToSI:
+  case LLVMUIToFP: case LLVMSIToFP: case LLVMFPTrunc: case LLVMFPExt: case LLVMPtrToInt:
+  case LLVMIntToPtr: case LLVMBitCast: case LLVMAddrSpaceCast: case LLVMGetElementPtr:
+  case LLVMICmp: case LLVMFCmp: case LLVMSelect: case LLVMExtractValue: case LLVMInsertValue:
+  case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMFreeze:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static LLVMValueRef primal(Reverse *r, LLVMValueRef v);
+
+static void use_memo(Reverse *r) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(r->b);
+  if (r->memo_block != here) {
+    vmap_free(&r->memo);
+    r->memo_block = here;
+  }
+}
+
+/* The value `v` of aug had at the point of the forward sweep that the
+ * reverse sweep's insertion point mirrors. */
+static LLVMValueRef primal(Reverse *r, LLVMValueRef v) {
+  if (LLVMIsAArgument(v)) {
+    for (unsigned i = 0, n = LLVMCountParams(r->aug); i < n; i++)
+      if (LLVMGetParam(r->aug, i) == v)
+        return LLVMGetParam(r->rev, i);
+    kn_die("argument of another function");
+  }
+  if (!LLVMIsAInstruction(v))
+    return v;
+  use_memo(r);
+  LLVMValueRef known = vmap_get(&r->memo, v);
+  if (known)
+    return known;
+  LLVMValueRef value;
+  if (recomputable(v)) {
+    value = LLVMInstructionClone(v);
+    for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+      LLVMSetOperand(value, (unsigned)i, primal(r, LLVMGetOperand(v, (unsigned)i)));
+    drop_metadata(value);
+    LLVMInsertIntoBuilder(r->b, value);
+  } else {
+    value = LLVMBuildLoad2(r->b, LLVMTypeOf(v), LLVMGetPoison(ptr()), "");
+    arrput(r->placeholders, ((Placeholder){value, v}));
+  }
+  use_memo(r);
+  vmap_put(&r->memo, v, value);
+  return value;
+}
+
+/* ---- adjoints ---- */
+
+static LLVMValueRef adjoint_slot(Reverse *r, LLVMValueRef v) {
+  LLVMValueRef slot = vmap_get(&r->adjoint, v);
+  if (slot)
+    return slot;
+  LLVMBuilderRef entry = LLVMCreateBuilderInContext(ctx());
+  LLVMBasicBlockRef bb = LLVMValueAsBasicBlock(r->rev_entry);
+  LLVMValueRef first = LLVMGetFirstInstruction(bb);
+  if (first)
+    LLVMPositionBuilderBefore(entry, first);
+  else
+    LLVMPositionBuilderAtEnd(entry, bb);
+  slot = LLVMBuildAlloca(entry, LLVMTypeOf(v), "adj");
+  LLVMBuildStore(entry, LLVMConstNull(LLVMTypeOf(v)), slot);
+  LLVMDisposeBuilder(entry);
+  vmap_put(&r->adjoint, v, slot);
+  return slot;
+}
+
+/* x + y for floats, vectors of floats, and aggregates of them (other
+ * fields are left as in x). */
+static LLVMValueRef add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
+  LLVMTypeRef type = LLVMTypeOf(x);
+  LLVMTypeKind kind = LLVMGetTypeKind(type);
+  if (kind == LLVMStructTypeKind || kind == LLVMArrayTypeKind) {
+    unsigned n = kind == LLVMStructTypeKind ? LLVMCountStructElementTypes(type)
+                                             : LLVMGetArrayLength2(type) > 0
+                                                   ? (unsigned)LLVMGetArrayLength2(type)
+                                                   : 0;
+    for (unsigned i = 0; i < n; i++) {
+      LLVMValueRef xi = LLVMBuildExtractValue(b, x, i, "");
+      if (!kn_type_has_floats(LLVMTypeOf(xi)))
+        continue;
+      LLVMValueRef sum = add_any(b, xi, LLVMBuildExtractValue(b, y, i, ""));
+      x = LLVMBuildInsertValue(b, x, sum, i, "");
+    }
+    return x;
+  }
+  return kn_is_float_type(type) ? LLVMBuildFAdd(b, x, y, "") : x;
+}
+
+static void add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta) {
+  if (!has_adjoint(r, v))
+    return;
+  LLVMValueRef slot = adjoint_slot(r, v);
+  LLVMValueRef old = LLVMBuildLoad2(r->b, LLVMTypeOf(v), slot, "");
+  LLVMBuildStore(r->b, add_any(r->b, old, delta), slot);
+}
+
+/* Reads the adjoint of `v` and zeroes its slot: `v`'s definition is passed. */
+static LLVMValueRef take_adjoint(Reverse *r, LLVMValueRef v) {
+  LLVMValueRef slot = adjoint_slot(r, v);
+  LLVMValueRef a = LLVMBuildLoad2(r->b, LLVMTypeOf(v), slot, "adj");
+  LLVMBuildStore(r->b, LLVMConstNull(LLVMTypeOf(v)), slot);
+  return a;
+}
+
+/* ---- the reverse sweep, instruction by instruction ---- */
+
+static void reverse_partials(Reverse *r, LLVMValueRef inst, PartialFn partial, unsigned nactive,
+                             LLVMValueRef a) {
+  LLVMValueRef args[4];
+  unsigned n = LLVMIsACallInst(inst) ? LLVMGetNumArgOperands(inst) : 2;
+  n = n < 4 ? n : 4;
+  for (unsigned i = 0; i < n; i++)
+    args[i] = primal(r, LLVMGetOperand(inst, i));
+  LLVMValueRef y = primal(r, inst);
+  for (unsigned i = 0; i < nactive; i++)
+    if (has_adjoint(r, LLVMGetOperand(inst, i)))
+      add_adjoint(r, LLVMGetOperand(inst, i), math_fmul(r->b, partial(r->b, args, y, i), a));
+}
+
+/* *shadow += a, for float-holding values loaded from it. */
+static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+  LLVMTypeRef type = LLVMTypeOf(a);
+  LLVMValueRef old = LLVMBuildLoad2(r->b, type, shadow, "");
+  LLVMValueRef store = LLVMBuildStore(r->b, add_any(r->b, old, a), shadow);
+  LLVMSetAlignment(old, LLVMGetAlignment(load));
+  LLVMSetAlignment(store, LLVMGetAlignment(load));
+}
+
+static void reverse_store(Reverse *r, LLVMValueRef store) {
+  LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
+  LLVMTypeRef type = LLVMTypeOf(value);
+  if (!is_varied(r, at) || !kn_type_has_floats(type))
+    return;
+  LLVMValueRef shadow = primal(r, shadow_of(r, at, store));
+  LLVMValueRef old = LLVMBuildLoad2(r->b, type, shadow, "");
+  LLVMValueRef zero = LLVMBuildStore(r->b, LLVMConstNull(type), shadow);
+  LLVMSetAlignment(old, LLVMGetAlignment(store));
+  LLVMSetAlignment(zero, LLVMGetAlignment(store));
+  add_adjoint(r, value, old);
+}
+
+static void add_out_adjoints(Reverse *r, const Signature *sig, LLVMValueRef *primals,
+                             LLVMValueRef grads) {
+  unsigned k = 0;
+  for (unsigned i = 0; i < sig->nparams; i++)
+    if (sig->params[i] == ACT_OUT)
+      add_adjoint(r, primals[i], LLVMBuildExtractValue(r->b, grads, k++, ""));
+}
+
+static void reverse_user_call(Reverse *r, AugCall *aug) {
+  Signature sig = aug->sig;
+  LLVMValueRef a = aug->result && has_adjoint(r, aug->result) ? take_adjoint(r, aug->result) : NULL;
+  sig.ret_tangent = a != NULL;
+  LLVMValueRef args[2 * KN_MAX_PARAMS + 2];
+  unsigned n = call_args(r, aug->call, &sig, aug->args, args, primal);
+  if (a)
+    args[n++] = a;
+  args[n++] = primal(r, aug->tape);
+  LLVMValueRef grads = LLVMBuildCall2(r->b, derive_type(&sig), derive_get(&sig), args, n, "");
+  add_out_adjoints(r, &sig, aug->args, grads);
+}
+
+/* A model has no side effects: its aug function runs again here for the
+ * tape its reverse function needs. */
+static void reverse_model_call(Reverse *r, LLVMValueRef call, LLVMValueRef model, LLVMValueRef a) {
+  Signature sig = call_signature(r, call, model);
+  sig.ret_tangent = a != NULL;
+  LLVMValueRef primals[KN_MAX_PARAMS], args[2 * KN_MAX_PARAMS + 2];
+  operands(call, primals);
+  unsigned n = call_args(r, call, &sig, primals, args, primal);
+  LLVMValueRef aug = LLVMBuildCall2(r->b, derive_aug_type(&sig), derive_aug(&sig), args, n, "");
+  if (a)
+    args[n++] = a;
+  args[n++] = LLVMBuildExtractValue(r->b, aug, LLVMCountStructElementTypes(LLVMTypeOf(aug)) - 1, "");
+  LLVMValueRef grads = LLVMBuildCall2(r->b, derive_type(&sig), derive_get(&sig), args, n, "");
+  add_out_adjoints(r, &sig, primals, grads);
+}
+
+/* Memory whose bytes hold floats of one type: the element type, or NULL.
+ * Decided from the loads and stores through the same underlying object. */
+static LLVMTypeRef float_element_type(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
+  LLVMValueRef bases[2] = {kn_underlying_object(p1), kn_underlying_object(p2)};
+  LLVMTypeRef found = NULL;
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+      LLVMTypeRef type;
+      if (LLVMIsALoadInst(inst) && (kn_underlying_object(LLVMGetOperand(inst, 0)) == bases[0] ||
+                                    kn_underlying_object(LLVMGetOperand(inst, 0)) == bases[1]))
+        type = LLVMTypeOf(inst);
+      else if (LLVMIsAStoreInst(inst) &&
+               (kn_underlying_object(LLVMGetOperand(inst, 1)) == bases[0] ||
+                kn_underlying_object(LLVMGetOperand(inst, 1)) == bases[1]))
+        type = LLVMTypeOf(LLVMGetOperand(inst, 0));
+      else if (LLVMIsAGetElementPtrInst(inst) &&
+               (kn_underlying_object(inst) == bases[0] || kn_underlying_object(inst) == bases[1]))
+        type = LLVMGetGEPSourceElementType(inst);
+      else
+        continue;
+      while (LLVMGetTypeKind(type) == LLVMArrayTypeKind || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
+        type = LLVMGetElementType(type);
+      if (!kn_is_float_type(type))
+        continue;
+      if (found && found != type)
+        return NULL;
+      found = type;
+    }
+  if (!found && LLVMIsAAllocaInst(bases[0])) {
+    LLVMTypeRef type = LLVMGetAllocatedType(bases[0]);
+    while (LLVMGetTypeKind(type) == LLVMArrayTypeKind)
+      type = LLVMGetElementType(type);
+    if (kn_is_float_type(type))
+      found = type;
+  }
+  return found;
+}
+
+/* kinase.memcpy.reverse.<T>(dsrc, ddst, bytes): dsrc[i] += ddst[i];
+ * ddst[i] = 0 for the elements of type T. */
+static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element) {
+  char *name = kn_strdup_printf("kinase.memcpy.reverse.%s",
+                                LLVMGetTypeKind(element) == LLVMFloatTypeKind ? "f32" : "f64");
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn) {
+    free(name);
+    return fn;
+  }
+  LLVMTypeRef params[3] = {ptr(), ptr(), i64()};
+  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(LLVMVoidTypeInContext(ctx()), params, 3, 0));
+  free(name);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx(), fn, "entry");
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx(), fn, "loop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx(), fn, "done");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef n = LLVMBuildUDiv(b, LLVMGetParam(fn, 2),
+                                 const64(LLVMABISizeOfType(kn_module.layout, element)), "n");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, n, const64(0), ""), done, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef i = LLVMBuildPhi(b, i64(), "i");
+  LLVMValueRef src = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 0), &i, 1, "");
+  LLVMValueRef dst = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 1), &i, 1, "");
+  LLVMValueRef sum = LLVMBuildFAdd(b, LLVMBuildLoad2(b, element, src, ""),
+                                   LLVMBuildLoad2(b, element, dst, ""), "");
+  LLVMBuildStore(b, sum, src);
+  LLVMBuildStore(b, LLVMConstNull(element), dst);
+  LLVMValueRef next = LLVMBuildAdd(b, i, const64(1), "");
+  LLVMAddIncoming(i, (LLVMValueRef[]){const64(0), next}, (LLVMBasicBlockRef[]){entry, loop}, 2);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, next, n, ""), done, loop);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  switch (rule->kind) {
+  case RULE_ALLOC:
+  case RULE_CALLOC:
+    call_free(r->b, primal(r, vmap_get(&r->shadow, call)));
+    return;
+  case RULE_MEMSET:
+    if (is_varied(r, dst))
+      LLVMBuildMemSet(r->b, primal(r, shadow_of(r, dst, call)), zero_byte(),
+                      primal(r, LLVMGetOperand(call, 2)), 1);
+    return;
+  case RULE_MEMCPY: {
+    LLVMValueRef src = LLVMGetOperand(call, 1), len = primal(r, LLVMGetOperand(call, 2));
+    if (!is_varied(r, dst))
+      return;
+    LLVMValueRef ddst = primal(r, shadow_of(r, dst, call));
+    if (!is_varied(r, src)) {
+      LLVMBuildMemSet(r->b, ddst, zero_byte(), len, 1);
+      return;
+    }
+    LLVMTypeRef element = float_element_type(r, dst, src);
+    if (!element) {
+      fail(r, call, "it copies memory (%s) whose element type Kinase cannot decide: it must hold "
+                    "floats of one type",
+           "memcpy");
+      return;
+    }
+    LLVMValueRef fn = memcpy_reverse_function(element);
+    LLVMValueRef args[3] = {primal(r, shadow_of(r, src, call)), ddst,
+                            LLVMBuildZExtOrBitCast(r->b, len, i64(), "")};
+    LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+static void reverse_call(Reverse *r, LLVMValueRef call, LLVMValueRef a) {
+  const Rule *rule = rule_for_call(call);
+  if (rule && rule->kind == RULE_MATH) {
+    if (a)
+      reverse_partials(r, call, rule->partial, rule->arg, a);
+    return;
+  }
+  if (rule && rule->kind == RULE_MODEL) {
+    if (a)
+      reverse_model_call(r, call, rule_model_function(rule, call), a);
+    return;
+  }
+  if (rule) {
+    reverse_memory_call(r, call, rule);
+    return;
+  }
+  AugCall *aug = aug_call_of(r, call);
+  if (aug)
+    reverse_user_call(r, aug);
+}
+
+/* The transposes of the linear, structural instructions. */
+static void reverse_structural(Reverse *r, LLVMValueRef inst, LLVMValueRef a) {
+  LLVMValueRef x = LLVMGetOperand(inst, 0);
+  LLVMTypeRef xt = LLVMTypeOf(x);
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMFNeg:
+    add_adjoint(r, x, LLVMBuildFNeg(r->b, a, ""));
+    return;
+  case LLVMFPExt:
+  case LLVMFPTrunc:
+    add_adjoint(r, x, LLVMBuildFPCast(r->b, a, xt, ""));
+    return;
+  case LLVMBitCast:
+    if (kn_type_has_floats(xt))
+      add_adjoint(r, x, LLVMBuildBitCast(r->b, a, xt, ""));
+    return;
+  case LLVMFreeze:
+    add_adjoint(r, x, a);
+    return;
+  case LLVMSelect: {
+    LLVMValueRef c = primal(r, x), zero = LLVMConstNull(LLVMTypeOf(a));
+    add_adjoint(r, LLVMGetOperand(inst, 1), LLVMBuildSelect(r->b, c, a, zero, ""));
+    add_adjoint(r, LLVMGetOperand(inst, 2), LLVMBuildSelect(r->b, c, zero, a, ""));
+    return;
+  }
+  case LLVMExtractValue: {
+    unsigned n = LLVMGetNumIndices(inst);
+    const unsigned *idx = LLVMGetIndices(inst);
+    if (n != 1) {
+      fail(r, inst, "it extracts a nested aggregate field%s", "");
+      return;
+    }
+    add_adjoint(r, x, LLVMBuildInsertValue(r->b, LLVMConstNull(xt), a, idx[0], ""));
+    return;
+  }
+  case LLVMInsertValue: {
+    unsigned n = LLVMGetNumIndices(inst);
+    const unsigned *idx = LLVMGetIndices(inst);
+    if (n != 1) {
+      fail(r, inst, "it inserts a nested aggregate field%s", "");
+      return;
+    }
+    LLVMValueRef field = LLVMGetOperand(inst, 1);
+    add_adjoint(r, x, LLVMBuildInsertValue(r->b, a, LLVMConstNull(LLVMTypeOf(field)), idx[0], ""));
+    add_adjoint(r, field, LLVMBuildExtractValue(r->b, a, idx[0], ""));
+    return;
+  }
+  case LLVMExtractElement: {
+    LLVMValueRef index = primal(r, LLVMGetOperand(inst, 1));
+    add_adjoint(r, x, LLVMBuildInsertElement(r->b, LLVMConstNull(xt), a, index, ""));
+    return;
+  }
+  case LLVMInsertElement: {
+    LLVMValueRef field = LLVMGetOperand(inst, 1), index = primal(r, LLVMGetOperand(inst, 2));
+    add_adjoint(r, x, LLVMBuildInsertElement(r->b, a, LLVMConstNull(LLVMTypeOf(field)), index, ""));
+    add_adjoint(r, field, LLVMBuildExtractElement(r->b, a, index, ""));
+    return;
+  }
+  case LLVMShuffleVector: {
+    LLVMValueRef y = LLVMGetOperand(inst, 1);
+    unsigned n0 = LLVMGetVectorSize(xt), lanes = LLVMGetNumMaskElements(inst);
+    LLVMValueRef dx = LLVMConstNull(xt), dy = LLVMConstNull(LLVMTypeOf(y));
+    for (unsigned j = 0; j < lanes; j++) {
+      int m = LLVMGetMaskValue(inst, j);
+      if (m < 0)
+        continue;
+      LLVMValueRef lane = LLVMBuildExtractElement(r->b, a, LLVMConstInt(i32(), j, 0), "");
+      bool first = (unsigned)m < n0;
+      LLVMValueRef *acc = first ? &dx : &dy;
+      LLVMValueRef at = LLVMConstInt(i32(), first ? (unsigned)m : (unsigned)m - n0, 0);
+      LLVMValueRef sum = LLVMBuildFAdd(r->b, LLVMBuildExtractElement(r->b, *acc, at, ""), lane, "");
+      *acc = LLVMBuildInsertElement(r->b, *acc, sum, at, "");
+    }
+    add_adjoint(r, x, dx);
+    add_adjoint(r, y, dy);
+    return;
+  }
+  case LLVMLoad:
+    if (is_varied(r, x))
+      accumulate_into(r, primal(r, shadow_of(r, x, inst)), a, inst);
+    return;
+  default:
+    return;
+  }
+}
+
+/* Phi adjoints travel along the edge the forward sweep took. */
+typedef struct {
+  LLVMValueRef phi;
+  LLVMValueRef a;
+} PhiAdjoint;
+
+static void reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  /* An augmented call's result is taken by the call's own reverse. */
+  if (op == LLVMExtractValue && aug_call_of(r, LLVMGetOperand(inst, 0)))
+    return;
+  LLVMValueRef a = has_adjoint(r, inst) ? take_adjoint(r, inst) : NULL;
+  if (op == LLVMStore) {
+    reverse_store(r, inst);
+    return;
+  }
+  if (op == LLVMCall) {
+    reverse_call(r, inst, a);
+    return;
+  }
+  if (op == LLVMAlloca) {
+    LLVMValueRef s = vmap_get(&r->shadow, inst);
+    if (s)
+      call_free(r->b, primal(r, s));
+    return;
+  }
+  if (!a)
+    return;
+  PartialFn partial = rule_for_opcode(op);
+  if (partial) {
+    reverse_partials(r, inst, partial, 2, a);
+  } else if (op == LLVMPHI) {
+    arrput(*phis, ((PhiAdjoint){inst, a}));
+  } else {
+    reverse_structural(r, inst, a);
+  }
+}
+
+static LLVMBasicBlockRef edge_block(Reverse *r, LLVMBasicBlockRef bb, LLVMBasicBlockRef pred,
+                                    PhiAdjoint *phis) {
+  LLVMBasicBlockRef edge = LLVMAppendBasicBlockInContext(ctx(), r->rev, "rev.edge");
+  LLVMPositionBuilderAtEnd(r->b, edge);
+  for (ptrdiff_t i = 0; i < arrlen(phis); i++) {
+    LLVMValueRef incoming = NULL;
+    for (unsigned k = 0, n = LLVMCountIncoming(phis[i].phi); k < n; k++)
+      if (LLVMGetIncomingBlock(phis[i].phi, k) == pred)
+        incoming = LLVMGetIncomingValue(phis[i].phi, k);
+    if (incoming)
+      add_adjoint(r, incoming, phis[i].a);
+  }
+  (void)bb;
+  LLVMBuildBr(r->b, reverse_of(r, pred));
+  return edge;
+}
+
+static BlockRecord *record_of(Reverse *r, LLVMBasicBlockRef bb) {
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
+    if (r->records[i].block == bb)
+      return &r->records[i];
+  BlockRecord record = {.block = bb};
+  arrput(r->records, record);
+  return &arrlast(r->records);
+}
+
+static void reverse_block(Reverse *r, LLVMBasicBlockRef bb) {
+  LLVMPositionBuilderAtEnd(r->b, reverse_of(r, bb));
+  PhiAdjoint *phis = NULL;
+  for (LLVMValueRef inst = LLVMGetLastInstruction(bb); inst && !r->failed;
+       inst = LLVMGetPreviousInstruction(inst))
+    if (!LLVMIsATerminatorInst(inst))
+      reverse_instruction(r, inst, &phis);
+
+  LLVMValueRef from_phi = vmap_get(&r->from, LLVMBasicBlockAsValue(bb));
+  LLVMValueRef from = from_phi ? primal(r, from_phi) : NULL;
+  /* This execution of the block is done: step its record counter back. */
+  BlockRecord *record = record_of(r, bb);
+  if (!record->counter) {
+    LLVMBuilderRef entry = LLVMCreateBuilderInContext(ctx());
+    LLVMPositionBuilderBefore(entry, LLVMGetFirstInstruction(LLVMValueAsBasicBlock(r->rev_entry)));
+    record->counter = LLVMBuildAlloca(entry, i64(), "count");
+    record->data = LLVMBuildAlloca(entry, ptr(), "records");
+    LLVMDisposeBuilder(entry);
+  }
+  LLVMValueRef count = LLVMBuildLoad2(r->b, i64(), record->counter, "");
+  LLVMBuildStore(r->b, LLVMBuildSub(r->b, count, const64(1), ""), record->counter);
+
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(r->b);
+  if (bb == LLVMGetEntryBasicBlock(r->aug)) {
+    LLVMBuildBr(r->b, LLVMValueAsBasicBlock(r->rev_exit));
+  } else if (!from_phi) {
+    LLVMBasicBlockRef pred = NULL;
+    for (LLVMBasicBlockRef p = LLVMGetFirstBasicBlock(r->aug); p && !pred; p = LLVMGetNextBasicBlock(p)) {
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(p);
+      for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++)
+        if (LLVMGetSuccessor(term, i) == bb)
+          pred = p;
+    }
+    LLVMBasicBlockRef edge = edge_block(r, bb, pred, phis);
+    LLVMPositionBuilderAtEnd(r->b, here);
+    LLVMBuildBr(r->b, edge);
+  } else {
+    unsigned n = LLVMCountIncoming(from_phi);
+    LLVMBasicBlockRef *edges = malloc(n * sizeof *edges);
+    for (unsigned i = 0; i < n; i++)
+      edges[i] = edge_block(r, bb, LLVMGetIncomingBlock(from_phi, i), phis);
+    LLVMPositionBuilderAtEnd(r->b, here);
+    LLVMValueRef sw = LLVMBuildSwitch(r->b, from, edges[0], n - 1);
+    for (unsigned i = 1; i < n; i++)
+      LLVMAddCase(sw, LLVMConstInt(i32(), i, 0), edges[i]);
+    free(edges);
+  }
+  arrfree(phis);
+}
+
+/* ---- tape layout, once every root is known ---- */
+
+static LLVMTypeRef vec_type(void) {
+  return LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64()}, 3, 0);
+}
+
+static unsigned field_of(BlockRecord *record, LLVMValueRef root) {
+  for (ptrdiff_t i = 0; i < arrlen(record->roots); i++)
+    if (record->roots[i] == root)
+      return (unsigned)i;
+  arrput(record->roots, root);
+  return (unsigned)arrlen(record->roots) - 1;
+}
+
+static void layout_records(Reverse *r) {
+  /* Placeholders nobody reads are dropped before they cost a field. */
+  for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++) {
+    Placeholder *p = &r->placeholders[i];
+    if (!LLVMGetFirstUse(p->load)) {
+      LLVMInstructionEraseFromParent(p->load);
+      p->load = NULL;
+      continue;
+    }
+    field_of(record_of(r, LLVMGetInstructionParent(p->root)), p->root);
+  }
+  unsigned tape_field = 0;
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
+    BlockRecord *record = &r->records[i];
+    if (!arrlen(record->roots))
+      continue;
+    LLVMTypeRef types[256];
+    if (arrlen(record->roots) > 256)
+      kn_die("too many values recorded in one block");
+    for (ptrdiff_t k = 0; k < arrlen(record->roots); k++)
+      types[k] = LLVMTypeOf(record->roots[k]);
+    record->record = LLVMStructTypeInContext(ctx(), types, (unsigned)arrlen(record->roots), 0);
+    record->tape_field = tape_field++;
+  }
+}
+
+static LLVMTypeRef tape_type(Reverse *r) {
+  LLVMTypeRef fields[512];
+  unsigned n = 0;
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
+    if (r->records[i].record && n < 512)
+      fields[n++] = vec_type();
+  return LLVMStructTypeInContext(ctx(), fields, n, 0);
+}
+
+/* aug: allocate the tape at entry; append each block's record at its end. */
+static void write_records(Reverse *r, LLVMTypeRef tape) {
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->aug);
+  LLVMPositionBuilderBefore(r->ab, first_non_phi(entry));
+  r->aug_tape = call_calloc(r->ab, const64(LLVMABISizeOfType(kn_module.layout, tape) + 1));
+  LLVMValueRef push = tape_push_function();
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
+    BlockRecord *record = &r->records[i];
+    if (!record->record)
+      continue;
+    LLVMPositionBuilderBefore(r->ab, LLVMGetBasicBlockTerminator(record->block));
+    LLVMValueRef vec = LLVMBuildStructGEP2(r->ab, tape, r->aug_tape, record->tape_field, "");
+    LLVMValueRef args[2] = {vec, const64(LLVMABISizeOfType(kn_module.layout, record->record))};
+    LLVMValueRef at = LLVMBuildCall2(r->ab, LLVMGlobalGetValueType(push), push, args, 2, "");
+    for (ptrdiff_t k = 0; k < arrlen(record->roots); k++)
+      LLVMBuildStore(r->ab, record->roots[k],
+                     LLVMBuildStructGEP2(r->ab, record->record, at, (unsigned)k, ""));
+  }
+}
+
+/* rev: placeholders read record counter-1 of their root's block. */
+static void read_records(Reverse *r, LLVMTypeRef tape) {
+  LLVMValueRef tape_arg = LLVMGetParam(r->rev, LLVMCountParams(r->rev) - 1);
+  LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(r->rev_entry);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(entry);
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
+    BlockRecord *record = &r->records[i];
+    if (!record->record || !record->counter)
+      continue;
+    LLVMPositionBuilderBefore(r->b, term);
+    LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, record->tape_field, "");
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""),
+                   record->data);
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, i64(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 1, ""), ""),
+                   record->counter);
+  }
+  for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++) {
+    Placeholder *p = &r->placeholders[i];
+    if (!p->load)
+      continue;
+    BlockRecord *record = record_of(r, LLVMGetInstructionParent(p->root));
+    if (!record->counter)
+      kn_die("value recorded by a block without a reverse counter");
+    LLVMPositionBuilderBefore(r->b, p->load);
+    LLVMValueRef count = LLVMBuildLoad2(r->b, i64(), record->counter, "");
+    LLVMValueRef index = LLVMBuildSub(r->b, count, const64(1), "");
+    LLVMValueRef data = LLVMBuildLoad2(r->b, ptr(), record->data, "");
+    LLVMValueRef at = LLVMBuildGEP2(r->b, record->record, data, &index, 1, "");
+    LLVMValueRef field = LLVMBuildStructGEP2(r->b, record->record, at, field_of(record, p->root), "");
+    LLVMSetOperand(p->load, 0, field);
+  }
+}
+
+/* rev: free the records and the tape, return the adjoints of the
+ * enzyme_out parameters. */
+static void finish_exit(Reverse *r, LLVMTypeRef tape) {
+  LLVMPositionBuilderAtEnd(r->b, LLVMValueAsBasicBlock(r->rev_exit));
+  LLVMValueRef tape_arg = LLVMGetParam(r->rev, LLVMCountParams(r->rev) - 1);
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
+    if (r->records[i].record) {
+      LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, r->records[i].tape_field, "");
+      call_free(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""));
+    }
+  call_free(r->b, tape_arg);
+  LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(r->rev));
+  LLVMValueRef result = LLVMGetUndef(ret);
+  unsigned k = 0, param = 0;
+  for (unsigned i = 0; i < r->sig->nparams; i++) {
+    LLVMValueRef p = LLVMGetParam(r->aug, param);
+    param += (r->sig->params[i] == ACT_DUP || r->sig->params[i] == ACT_DUPNONEED) ? 2 : 1;
+    if (r->sig->params[i] != ACT_OUT)
+      continue;
+    LLVMValueRef slot = vmap_get(&r->adjoint, p);
+    LLVMValueRef adj = slot ? LLVMBuildLoad2(r->b, LLVMTypeOf(p), slot, "") : LLVMConstNull(LLVMTypeOf(p));
+    result = LLVMBuildInsertValue(r->b, result, adj, k++, "");
+  }
+  LLVMBuildRet(r->b, result);
+}
+
+/* aug returns {result, [shadow], tape}. */
+static void finish_aug_return(Reverse *r) {
+  LLVMValueRef ret = LLVMGetBasicBlockTerminator(r->ret_block);
+  LLVMPositionBuilderBefore(r->ab, ret);
+  LLVMTypeRef type = LLVMGetReturnType(LLVMGlobalGetValueType(r->aug));
+  LLVMValueRef result = LLVMGetUndef(type);
+  unsigned k = 0;
+  if (r->ret_block_value) {
+    result = LLVMBuildInsertValue(r->ab, result, r->ret_block_value, k++, "");
+    if (kn_is_pointer_type(LLVMTypeOf(r->ret_block_value)))
+      result = LLVMBuildInsertValue(r->ab, result, shadow_of(r, r->ret_block_value, ret), k++, "");
+  }
+  result = LLVMBuildInsertValue(r->ab, result, r->aug_tape, k, "");
+  LLVMBuildRet(r->ab, result);
+  LLVMInstructionEraseFromParent(ret);
+}
+
+/* ---- entry ---- */
+
+/* One return block, so that the reverse sweep has one place to start. */
+static void unify_returns(Reverse *r) {
+  LLVMBasicBlockRef *rets = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->aug); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (term && LLVMGetInstructionOpcode(term) == LLVMRet)
+      arrput(rets, bb);
+  }
+  if (!arrlen(rets)) {
+    arrfree(rets);
+    return;
+  }
+  LLVMTypeRef type = LLVMGetReturnType(LLVMGlobalGetValueType(r->sig->fn));
+  bool is_void = LLVMGetTypeKind(type) == LLVMVoidTypeKind;
+  if (arrlen(rets) == 1) {
+    r->ret_block = rets[0];
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(rets[0]);
+    r->ret_block_value = is_void ? NULL : LLVMGetOperand(term, 0);
+    arrfree(rets);
+    return;
+  }
+  LLVMBasicBlockRef joined = LLVMAppendBasicBlockInContext(ctx(), r->aug, "return");
+  LLVMPositionBuilderAtEnd(r->ab, joined);
+  LLVMValueRef phi = is_void ? NULL : LLVMBuildPhi(r->ab, type, "result");
+  for (ptrdiff_t i = 0; i < arrlen(rets); i++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(rets[i]);
+    if (phi) {
+      LLVMValueRef v = LLVMGetOperand(term, 0);
+      LLVMAddIncoming(phi, &v, &rets[i], 1);
+    }
+    LLVMPositionBuilderBefore(r->ab, term);
+    LLVMBuildBr(r->ab, joined);
+    LLVMInstructionEraseFromParent(term);
+  }
+  LLVMPositionBuilderAtEnd(r->ab, joined);
+  if (phi)
+    LLVMBuildRet(r->ab, phi);
+  else
+    LLVMBuildRetVoid(r->ab);
+  r->ret_block = joined;
+  r->ret_block_value = phi;
+  arrfree(rets);
+}
+
+static void seed_parameters(Reverse *r, LLVMValueRef *primals, LLVMValueRef *shadows) {
+  for (unsigned i = 0; i < r->sig->nparams; i++) {
+    if (shadows[i]) {
+      vset_add(&r->varied, primals[i]);
+      vmap_put(&r->shadow, primals[i], shadows[i]);
+    } else if (r->sig->params[i] == ACT_OUT) {
+      vset_add(&r->varied, primals[i]);
+    }
+  }
+}
+
+static void name_rev_params(Reverse *r) {
+  for (unsigned i = 0, n = LLVMCountParams(r->aug); i < n; i++) {
+    const char *name = kn_value_name(LLVMGetParam(r->aug, i));
+    LLVMSetValueName2(LLVMGetParam(r->rev, i), name, strlen(name));
+  }
+  LLVMSetValueName2(LLVMGetParam(r->rev, LLVMCountParams(r->rev) - 1), "tape", 4);
+}
+
+static void build_reverse(Reverse *r) {
+  r->rev_entry = LLVMBasicBlockAsValue(LLVMAppendBasicBlockInContext(ctx(), r->rev, "rev.entry"));
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++) {
+    LLVMBasicBlockRef rb = LLVMAppendBasicBlockInContext(ctx(), r->rev, "rev");
+    vmap_put(&r->reverse_block, LLVMBasicBlockAsValue(r->blocks[k]), LLVMBasicBlockAsValue(rb));
+  }
+  r->rev_exit = LLVMBasicBlockAsValue(LLVMAppendBasicBlockInContext(ctx(), r->rev, "rev.exit"));
+  /* The entry block jumps to the return block's reverse; the result's
+   * adjoint is the caller's seed. */
+  LLVMPositionBuilderAtEnd(r->b, LLVMValueAsBasicBlock(r->rev_entry));
+  if (r->sig->ret_tangent && r->ret_block_value) {
+    LLVMValueRef seed = LLVMGetParam(r->rev, LLVMCountParams(r->rev) - 2);
+    add_adjoint(r, r->ret_block_value, seed);
+  }
+  LLVMBuildBr(r->b, reverse_of(r, r->ret_block));
+  for (ptrdiff_t k = arrlen(r->blocks) - 1; k >= 0 && !r->failed; k--)
+    reverse_block(r, r->blocks[k]);
+}
+
+bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) {
+  Reverse r = {.sig = sig, .aug = aug, .rev = rev};
+  if (kn_module.gpu) {
+    kn_error(NULL, sig->fn, "reverse mode in device code is not implemented yet");
+    return false;
+  }
+  r.b = LLVMCreateBuilderInContext(ctx());
+  r.ab = LLVMCreateBuilderInContext(ctx());
+  LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
+  adopt_simplified_body(sig, aug, primals, shadows);
+  name_rev_params(&r);
+  unify_returns(&r);
+  r.blocks = cfg_reverse_post_order(aug);
+  seed_parameters(&r, primals, shadows);
+  activity_find_varied(&r.varied, r.blocks, false);
+  augment(&r);
+  if (!r.failed && r.ret_block)
+    build_reverse(&r);
+  if (!r.failed && !r.ret_block)
+    fail(&r, NULL, "it never returns%s", "");
+  if (!r.failed) {
+    layout_records(&r);
+    LLVMTypeRef tape = tape_type(&r);
+    write_records(&r, tape);
+    read_records(&r, tape);
+    finish_exit(&r, tape);
+    finish_aug_return(&r);
+  }
+  for (ptrdiff_t i = 0; i < arrlen(r.records); i++)
+    arrfree(r.records[i].roots);
+  arrfree(r.records);
+  arrfree(r.placeholders);
+  arrfree(r.blocks);
+  vset_free(&r.varied);
+  vmap_free(&r.shadow);
+  vmap_free(&r.adjoint);
+  vmap_free(&r.reverse_block);
+  vmap_free(&r.from);
+  vmap_free(&r.memo);
+  arrfree(r.calls);
+  LLVMDisposeBuilder(r.b);
+  LLVMDisposeBuilder(r.ab);
+  return !r.failed;
+}

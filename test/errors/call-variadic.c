@@ -1,0 +1,24 @@
+// A differentiated function that passes a differentiated value to a
+// variadic function of its own module.
+// RUN: not %kinase-cc -g -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %kinase-cc -g -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
+#include <kinase.h>
+#include <stdarg.h>
+
+static double sum(int n, ...) {
+  va_list ap;
+  va_start(ap, n);
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += va_arg(ap, double);
+  va_end(ap);
+  return s;
+}
+
+static double h(double x) {
+  // CHECK: {{.*}}call-variadic.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate 'h': it calls variadic or very long function 'sum'
+  return sum(2, x, x * x);
+}
+
+double test(double x) { return __enzyme_fwddiff((void *)h, enzyme_dup, x, 1.0); }
+// CHECK: 1 error generated.

@@ -60,6 +60,9 @@ static Activity default_activity(LLVMTypeRef param, Mode mode) {
 typedef struct {
   LLVMValueRef call;
   Mode mode;
+  unsigned first;    /* the function's argument: 1 after an sret pointer */
+  LLVMValueRef sret; /* where a large declared result goes, or NULL */
+  LLVMTypeRef declared; /* the declared result type */
   LLVMValueRef fn;
   LLVMBuilderRef b;
   LLVMValueRef args[2 * KN_MAX_PARAMS];
@@ -109,7 +112,7 @@ static bool push_arg(Request *r, unsigned i, LLVMValueRef value, LLVMTypeRef typ
 /* Reads the markers and values after the function argument into `sig` and
  * the argument list of the derivative. */
 static bool read_arguments(Request *r, Signature *sig) {
-  unsigned nactual = LLVMGetNumArgOperands(r->call), cursor = 1;
+  unsigned nactual = LLVMGetNumArgOperands(r->call), cursor = r->first + 1;
   unsigned nparams = LLVMCountParams(r->fn);
   if (nparams > KN_MAX_PARAMS)
     return request_error(r, "'%s' has more than %d parameters", kn_function_name(r->fn),
@@ -159,8 +162,35 @@ static void erase_dead_markers(LLVMValueRef *args, unsigned n) {
 static bool call_forward(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret);
 static bool call_reverse(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret);
 
+/* Hands the result to the caller: as the call's value, or through the sret
+ * pointer of a large declared struct. */
+static void deliver(Request *r, LLVMValueRef value) {
+  if (r->sret)
+    LLVMBuildStore(r->b, value, r->sret);
+  else
+    LLVMReplaceAllUsesWith(r->call, value);
+}
+
+/* A struct result too large for registers arrives as a hidden first
+ * pointer argument marked sret. */
+static void find_result(Request *r) {
+  unsigned sret_kind = LLVMGetEnumAttributeKindForName("sret", 4);
+  LLVMAttributeRef sret = LLVMGetNumArgOperands(r->call)
+                              ? LLVMGetCallSiteEnumAttribute(r->call, 1, sret_kind)
+                              : NULL;
+  r->declared = LLVMTypeOf(r->call);
+  if (sret) {
+    r->first = 1;
+    r->sret = LLVMGetOperand(r->call, 0);
+    r->declared = LLVMGetTypeAttributeValue(sret);
+  }
+}
+
 static bool lower(Request *r) {
-  LLVMValueRef target = kn_strip_casts(LLVMGetOperand(r->call, 0));
+  find_result(r);
+  if (LLVMGetNumArgOperands(r->call) <= r->first)
+    return request_error(r, "the function to differentiate must be the first argument");
+  LLVMValueRef target = kn_strip_casts(LLVMGetOperand(r->call, r->first));
   if (!LLVMIsAFunction(target))
     return request_error(r, "the first argument must be a function, not %s",
                          LLVMIsAConstant(target) ? "a constant" : "a computed pointer");
@@ -173,10 +203,9 @@ static bool lower(Request *r) {
   Signature sig = {.fn = target, .mode = r->mode};
   if (!read_arguments(r, &sig))
     return false;
-  LLVMTypeRef declared = LLVMTypeOf(r->call);
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(target));
-  return r->mode == MODE_FORWARD ? call_forward(r, &sig, declared, ret)
-                                 : call_reverse(r, &sig, declared, ret);
+  return r->mode == MODE_FORWARD ? call_forward(r, &sig, r->declared, ret)
+                                 : call_reverse(r, &sig, r->declared, ret);
 }
 
 static bool call_forward(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret) {
@@ -190,7 +219,7 @@ static bool call_forward(Request *r, Signature *sig, LLVMTypeRef declared, LLVMT
   if (!ok && sig->ret_tangent)
     return request_error(r, "the declared return type cannot hold the derivative of '%s''s result",
                          kn_function_name(r->fn));
-  LLVMReplaceAllUsesWith(r->call, value ? value : LLVMConstNull(declared));
+  deliver(r, value ? value : LLVMConstNull(declared));
   return true;
 }
 
@@ -206,7 +235,7 @@ static bool return_gradients(Request *r, LLVMValueRef grads, LLVMTypeRef declare
     value = coerce(r->b, LLVMBuildExtractValue(r->b, grads, 0, ""), declared, &ok);
   } else if (LLVMGetTypeKind(declared) == LLVMStructTypeKind &&
              LLVMCountStructElementTypes(declared) == n) {
-    value = LLVMGetUndef(declared);
+    value = LLVMGetPoison(declared);
     for (unsigned i = 0; i < n && ok; i++) {
       LLVMValueRef g = coerce(r->b, LLVMBuildExtractValue(r->b, grads, i, ""),
                               LLVMStructGetTypeAtIndex(declared, i), &ok);
@@ -220,7 +249,7 @@ static bool return_gradients(Request *r, LLVMValueRef grads, LLVMTypeRef declare
     return request_error(r, "the declared return type cannot hold the %u gradient%s of '%s''s "
                             "enzyme_out parameters",
                          n, n == 1 ? "" : "s", kn_function_name(r->fn));
-  LLVMReplaceAllUsesWith(r->call, value);
+  deliver(r, value);
   return true;
 }
 

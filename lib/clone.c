@@ -101,8 +101,10 @@ static void set_name(LLVMValueRef value, const char *prefix, const char *name) {
   free(full);
 }
 
-void adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
+bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
                            LLVMValueRef *shadows) {
+  if (unsupported_construct(sig->fn))
+    return false;
   LLVMValueRef copy = clone_function(sig->fn, "kinase.copy");
   simplify_before(copy);
   unsigned k = 0;
@@ -117,4 +119,5 @@ void adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     }
   }
   move_body(copy, deriv, primals);
+  return true;
 }

@@ -13,6 +13,7 @@
 typedef struct {
   Signature sig;
   LLVMValueRef deriv, aug;
+  enum { JOB_PENDING, JOB_RUNNING, JOB_DONE } state;
 } Job;
 
 static struct { char *key; Job *value; } *cache;
@@ -121,7 +122,7 @@ static Job *job_for(const Signature *sig) {
       kn_die("out of memory");
     bool forward = sig->mode == MODE_FORWARD;
     *job = (Job){*sig, declare(forward ? "fwd" : "rev", sig, derive_type(sig)),
-                 forward ? NULL : declare("aug", sig, derive_aug_type(sig))};
+                 forward ? NULL : declare("aug", sig, derive_aug_type(sig)), JOB_PENDING};
     shput(cache, key, job);
     arrput(pending, job);
     if (kn_want_list())
@@ -147,7 +148,50 @@ static void give_up(LLVMValueRef deriv) {
 
 static bool verify(LLVMValueRef fn) { return !fn || !LLVMVerifyFunction(fn, LLVMReturnStatusAction); }
 
+static void generate(Job *job);
+
+static Job *job_of_function(LLVMValueRef fn) {
+  for (ptrdiff_t i = 0; i < arrlen(pending); i++)
+    if (pending[i]->deriv == fn || pending[i]->aug == fn)
+      return pending[i];
+  return NULL;
+}
+
+/* A function that calls a derivative (a second-order request) is
+ * differentiated after that derivative has its body. */
+static void generate_callees_first(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      Job *job = callee && LLVMIsDeclaration(callee) ? job_of_function(callee) : NULL;
+      if (job && job->state == JOB_PENDING)
+        generate(job);
+    }
+}
+
+/* Each order of derivative adds a prefix; a function that asks for its own
+ * derivative would add them forever. */
+static bool nested_too_deep(const Signature *sig) {
+  unsigned depth = 0;
+  for (const char *p = kn_function_name(sig->fn); (p = strstr(p, "__kinase_")); p++)
+    depth++;
+  return depth >= 4;
+}
+
 static void generate(Job *job) {
+  if (job->state != JOB_PENDING)
+    return;
+  job->state = JOB_RUNNING;
+  generate_callees_first(job->sig.fn);
+  if (nested_too_deep(&job->sig)) {
+    kn_error(NULL, job->sig.fn, "derivatives nest more than four deep: does a function ask for "
+                                "its own derivative?");
+    give_up(job->deriv);
+    if (job->aug)
+      give_up(job->aug);
+    job->state = JOB_DONE;
+    return;
+  }
   bool ok = job->sig.mode == MODE_FORWARD ? forward_generate(&job->sig, job->deriv)
                                           : reverse_generate(&job->sig, job->aug, job->deriv);
   if (ok && (!verify(job->deriv) || !verify(job->aug))) {
@@ -176,6 +220,7 @@ static void generate(Job *job) {
       LLVMDisposeMessage(text);
     }
   }
+  job->state = JOB_DONE;
 }
 
 void derive_drain(void) {

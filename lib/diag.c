@@ -13,6 +13,32 @@ static int error_count;
 
 int kn_error_count(void) { return error_count; }
 
+static LLVMMetadataRef line_of(LLVMValueRef inst) {
+  LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
+  return loc && LLVMDILocationGetLine(loc) ? loc : NULL;
+}
+
+/* Merged or moved instructions carry line 0; a neighbour in the block is the
+ * best place to point at. */
+static LLVMMetadataRef location_near(LLVMValueRef inst) {
+  LLVMMetadataRef loc = line_of(inst);
+  for (LLVMValueRef i = LLVMGetPreviousInstruction(inst); i && !loc; i = LLVMGetPreviousInstruction(i))
+    loc = line_of(i);
+  for (LLVMValueRef i = LLVMGetNextInstruction(inst); i && !loc; i = LLVMGetNextInstruction(i))
+    loc = line_of(i);
+  /* A block of the compiler's own (a computed goto's dispatch) has no line:
+   * the branches into it do. */
+  LLVMBasicBlockRef here = LLVMGetInstructionParent(inst);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(LLVMGetBasicBlockParent(here)); bb && !loc;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n && !loc; i++)
+      if (LLVMGetSuccessor(term, i) == here)
+        loc = line_of(term);
+  }
+  return loc;
+}
+
 void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
   char what[1024];
   va_list ap;
@@ -23,14 +49,16 @@ void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
   LLVMMetadataRef location = NULL;
   LLVMValueRef function = subject;
   if (where && LLVMIsAInstruction(where)) {
-    location = LLVMInstructionGetDebugLoc(where);
+    location = location_near(where);
     if (!function)
       function = LLVMGetBasicBlockParent(LLVMGetInstructionParent(where));
   }
-  char *message =
-      subject ? kn_strdup_printf("kinase: cannot differentiate '%s': %s%s", kn_function_name(subject),
-                                 what, location ? "" : " (compile with -g for the source line)")
-              : kn_strdup_printf("kinase: in function '%s': %s", kn_function_name(function), what);
+  const char *hint =
+      location || LLVMGetSubprogram(function) ? "" : " (compile with -g for the source line)";
+  char *message = subject ? kn_strdup_printf("kinase: cannot differentiate '%s': %s%s",
+                                             kn_function_name(subject), what, hint)
+                          : kn_strdup_printf("kinase: in function '%s': %s%s",
+                                             kn_function_name(function), what, hint);
   error_count++;
   kn_report_error(function, location, message);
   free(message);

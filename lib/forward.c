@@ -128,10 +128,7 @@ static LLVMValueRef zero_byte(void) { return LLVMConstInt(LLVMInt8TypeInContext(
 static void store_tangent(Forward *f, LLVMValueRef store) {
   LLVMValueRef value = LLVMGetOperand(store, 0), ptr = LLVMGetOperand(store, 1);
   if (!is_varied(f, ptr)) {
-    LLVMValueRef base = kn_underlying_object(ptr);
-    if (is_varied(f, value) && LLVMIsAGlobalVariable(base))
-      fail(f, store, "it stores a differentiated value into global variable '%s', which has no shadow",
-           kn_value_name(base));
+    f->failed |= unsupported_global_write(&f->varied, store, ptr, value, f->sig->fn);
     return;
   }
   LLVMValueRef copy = LLVMInstructionClone(store);
@@ -213,8 +210,10 @@ static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
       twin(f, call, 0, 1);
     return;
   case RULE_MEMCPY:
-    if (!is_varied(f, dst))
+    if (!is_varied(f, dst)) {
+      f->failed |= unsupported_global_write(&f->varied, call, dst, LLVMGetOperand(call, 1), f->sig->fn);
       return;
+    }
     if (is_varied(f, LLVMGetOperand(call, 1))) {
       twin(f, call, 0, 2);
     } else {
@@ -249,11 +248,8 @@ static bool can_carry_derivative(LLVMValueRef call) {
 }
 
 static void call_tangent(Forward *f, LLVMValueRef call) {
-  LLVMValueRef target = LLVMGetCalledValue(call);
-  if (LLVMIsAInlineAsm(target)) {
-    fail(f, call, "it contains inline assembly%s", "");
+  if (LLVMIsAInlineAsm(LLVMGetCalledValue(call)))
     return;
-  }
   const Rule *rule = rule_for_call(call);
   if (rule && rule->kind == RULE_MATH) {
     if (is_varied(f, call)) {
@@ -346,26 +342,10 @@ static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
 }
 
 static bool unsupported_instruction(Forward *f, LLVMValueRef inst) {
-  switch (LLVMGetInstructionOpcode(inst)) {
-  case LLVMInvoke:
-  case LLVMLandingPad:
-  case LLVMResume:
-    fail(f, inst, "it uses C++ exceptions (%s), which Kinase does not differentiate", "invoke");
-    return true;
-  case LLVMAtomicRMW:
-  case LLVMAtomicCmpXchg:
-    if (any_operand_varied(f, inst, 0, 3)) {
-      fail(f, inst, "it uses an atomic operation on differentiated memory%s", "");
-      return true;
-    }
+  if (!unsupported_atomic(&f->varied, inst, f->sig->fn))
     return false;
-  case LLVMIndirectBr:
-  case LLVMCallBr:
-    fail(f, inst, "it uses an indirect branch or asm goto%s", "");
-    return true;
-  default:
-    return false;
-  }
+  f->failed = true;
+  return true;
 }
 
 static void emit_block(Forward *f, LLVMBasicBlockRef bb) {
@@ -394,7 +374,7 @@ static void rewrite_returns(Forward *f) {
     LLVMPositionBuilderBefore(f->b, ret);
     LLVMValueRef primal = LLVMGetNumOperands(ret) ? LLVMGetOperand(ret, 0) : NULL;
     if (f->sig->ret_tangent && f->sig->ret_primal) {
-      LLVMValueRef pair = LLVMGetUndef(ret_type);
+      LLVMValueRef pair = LLVMGetPoison(ret_type);
       pair = LLVMBuildInsertValue(f->b, pair, primal, 0, "");
       pair = LLVMBuildInsertValue(f->b, pair, tangent_of(f, primal, ret), 1, "");
       LLVMBuildRet(f->b, pair);
@@ -414,7 +394,10 @@ static void rewrite_returns(Forward *f) {
 bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
   Forward f = {.sig = sig, .deriv = deriv, .b = LLVMCreateBuilderInContext(kn_module.ctx)};
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
-  adopt_simplified_body(sig, deriv, primals, shadows);
+  if (!adopt_simplified_body(sig, deriv, primals, shadows)) {
+    LLVMDisposeBuilder(f.b);
+    return false;
+  }
   for (unsigned i = 0; i < sig->nparams; i++)
     if (shadows[i]) {
       vset_add(&f.varied, primals[i]);

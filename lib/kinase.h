@@ -35,6 +35,7 @@ typedef struct { ValueSetEntry *entries; } ValueSet;
 bool vset_has(ValueSet *set, LLVMValueRef value);
 bool vset_add(ValueSet *set, LLVMValueRef value); /* true when newly added */
 void vset_remove(ValueSet *set, LLVMValueRef value);
+size_t vset_size(ValueSet *set);
 void vset_free(ValueSet *set);
 
 _Noreturn void kn_die(const char *fmt, ...);
@@ -118,8 +119,9 @@ LLVMValueRef clone_function(LLVMValueRef fn, const char *name);
 void move_body(LLVMValueRef from, LLVMValueRef to, LLVMValueRef *args);
 /* Fills the empty `deriv` with a simplified copy of sig->fn. The derivative's
  * parameters are sig->fn's, each followed by its shadow where the signature
- * says dup; primals[i] and shadows[i] (NULL if none) receive them. */
-void adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
+ * says dup; primals[i] and shadows[i] (NULL if none) receive them. False,
+ * with an error reported, when sig->fn holds a construct Kinase refuses. */
+bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
                            LLVMValueRef *shadows);
 void simplify_before(LLVMValueRef fn);
 void simplify_after(LLVMValueRef fn);
@@ -130,6 +132,25 @@ void strip_debug_locations(LLVMValueRef fn);
 /* The blocks reachable from the entry, in reverse post-order (a stb_ds
  * array: free with arrfree). */
 LLVMBasicBlockRef *cfg_reverse_post_order(LLVMValueRef fn);
+
+/* A natural loop. latch and preheader are NULL where not unique. */
+typedef struct Loop Loop;
+struct Loop {
+  LLVMBasicBlockRef header, latch, preheader;
+  ValueSet blocks;
+  Loop *parent;
+};
+
+/* Dominators and loops of a function, valid until its CFG changes. */
+typedef struct Cfg Cfg;
+Cfg *cfg_build(LLVMValueRef fn);
+void cfg_free(Cfg *cfg);
+LLVMBasicBlockRef *cfg_blocks(Cfg *cfg); /* reverse post-order */
+LLVMBasicBlockRef *cfg_predecessors(Cfg *cfg, LLVMBasicBlockRef bb); /* distinct */
+bool cfg_dominates(Cfg *cfg, LLVMBasicBlockRef a, LLVMBasicBlockRef b);
+Loop *cfg_loops(Cfg *cfg); /* a stb_ds array */
+Loop *cfg_loop_with_header(Cfg *cfg, LLVMBasicBlockRef header);
+bool loop_contains(Loop *loop, LLVMBasicBlockRef bb);
 
 /* ---- activity.c ---- */
 
@@ -148,6 +169,18 @@ void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *coun
 
 /* Fills the bodies of `aug` and `rev`, the reverse-mode pair for `sig`. */
 bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev);
+
+/* ---- unsupported.c ---- */
+
+/* Reports and returns true for exceptions, computed gotos, asm goto and
+ * inline assembly in `fn`. */
+bool unsupported_construct(LLVMValueRef fn);
+/* Reports and returns true for an atomic operation on varied memory. */
+bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject);
+/* Reports and returns true when `inst` writes varied `data` (a value, or the
+ * source of a copy) through `dst` into a global, which has no shadow. */
+bool unsupported_global_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
+                              LLVMValueRef data, LLVMValueRef subject);
 
 /* ---- libdevice.c ---- */
 

@@ -311,6 +311,7 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
      * pointers' shadows are copied now, so later loads find them. */
     if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1)))
       shadow_twin(r, call, 0, 2);
+    r->failed |= unsupported_global_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
     return;
   default:
     return;
@@ -320,10 +321,8 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
 static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   if (op == LLVMCall) {
-    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst))) {
-      fail(r, inst, "it contains inline assembly%s", "");
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)))
       return;
-    }
     const Rule *rule = rule_for_call(inst);
     if (rule && rule->kind != RULE_MATH && rule->kind != RULE_MODEL && rule->kind != RULE_INACTIVE) {
       augment_memory_call(r, inst, rule);
@@ -354,11 +353,8 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
       LLVMSetOperand(copy, 1, shadow_of(r, at, inst));
       drop_metadata(copy);
       LLVMInsertIntoBuilder(r->ab, copy);
-    } else if (!is_varied(r, at) && is_varied(r, value)) {
-      LLVMValueRef base = kn_underlying_object(at);
-      if (LLVMIsAGlobalVariable(base))
-        fail(r, inst, "it stores a differentiated value into global variable '%s', which has no shadow",
-             kn_value_name(base));
+    } else {
+      r->failed |= unsupported_global_write(&r->varied, inst, at, value, r->sig->fn);
     }
     return;
   }
@@ -377,26 +373,10 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
 }
 
 static bool unsupported_instruction(Reverse *r, LLVMValueRef inst) {
-  switch (LLVMGetInstructionOpcode(inst)) {
-  case LLVMInvoke:
-  case LLVMLandingPad:
-  case LLVMResume:
-    fail(r, inst, "it uses C++ exceptions (%s), which Kinase does not differentiate", "invoke");
-    return true;
-  case LLVMAtomicRMW:
-  case LLVMAtomicCmpXchg:
-    if (activity_any_operand(&r->varied, inst, 0, 3)) {
-      fail(r, inst, "it uses an atomic operation on differentiated memory%s", "");
-      return true;
-    }
+  if (!unsupported_atomic(&r->varied, inst, r->sig->fn))
     return false;
-  case LLVMIndirectBr:
-  case LLVMCallBr:
-    fail(r, inst, "it uses an indirect branch or asm goto%s", "");
-    return true;
-  default:
-    return false;
-  }
+  r->failed = true;
+  return true;
 }
 
 static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
@@ -524,6 +504,27 @@ static LLVMValueRef primal(Reverse *r, LLVMValueRef v) {
 
 /* ---- adjoints ---- */
 
+/* Slots start at -0.0, the exact identity of fadd (x + -0.0 == x for every
+ * x, while x + 0.0 turns -0.0 into 0.0), so the first addition folds away. */
+static LLVMValueRef adjoint_zero(LLVMTypeRef type) {
+  switch (LLVMGetTypeKind(type)) {
+  case LLVMStructTypeKind:
+  case LLVMArrayTypeKind: {
+    bool is_struct = LLVMGetTypeKind(type) == LLVMStructTypeKind;
+    unsigned n = is_struct ? LLVMCountStructElementTypes(type) : (unsigned)LLVMGetArrayLength2(type);
+    LLVMValueRef *fields = malloc((n ? n : 1) * sizeof *fields);
+    for (unsigned i = 0; i < n; i++)
+      fields[i] = adjoint_zero(is_struct ? LLVMStructGetTypeAtIndex(type, i) : LLVMGetElementType(type));
+    LLVMValueRef zero = is_struct ? LLVMConstNamedStruct(type, fields, n)
+                                  : LLVMConstArray2(LLVMGetElementType(type), fields, n);
+    free(fields);
+    return zero;
+  }
+  default:
+    return kn_is_float_type(type) ? math_const(type, -0.0) : LLVMConstNull(type);
+  }
+}
+
 static LLVMValueRef adjoint_slot(Reverse *r, LLVMValueRef v) {
   LLVMValueRef slot = vmap_get(&r->adjoint, v);
   if (slot)
@@ -536,7 +537,7 @@ static LLVMValueRef adjoint_slot(Reverse *r, LLVMValueRef v) {
   else
     LLVMPositionBuilderAtEnd(entry, bb);
   slot = LLVMBuildAlloca(entry, LLVMTypeOf(v), "adj");
-  LLVMBuildStore(entry, LLVMConstNull(LLVMTypeOf(v)), slot);
+  LLVMBuildStore(entry, adjoint_zero(LLVMTypeOf(v)), slot);
   LLVMDisposeBuilder(entry);
   vmap_put(&r->adjoint, v, slot);
   return slot;
@@ -576,7 +577,7 @@ static void add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta) {
 static LLVMValueRef take_adjoint(Reverse *r, LLVMValueRef v) {
   LLVMValueRef slot = adjoint_slot(r, v);
   LLVMValueRef a = LLVMBuildLoad2(r->b, LLVMTypeOf(v), slot, "adj");
-  LLVMBuildStore(r->b, LLVMConstNull(LLVMTypeOf(v)), slot);
+  LLVMBuildStore(r->b, adjoint_zero(LLVMTypeOf(v)), slot);
   return a;
 }
 
@@ -1106,15 +1107,16 @@ static void finish_exit(Reverse *r, LLVMTypeRef tape) {
     }
   call_free(r->b, tape_arg);
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(r->rev));
-  LLVMValueRef result = LLVMGetUndef(ret);
+  LLVMValueRef result = LLVMGetPoison(ret);
   unsigned k = 0, param = 0;
   for (unsigned i = 0; i < r->sig->nparams; i++) {
     LLVMValueRef p = LLVMGetParam(r->aug, param);
     param += (r->sig->params[i] == ACT_DUP || r->sig->params[i] == ACT_DUPNONEED) ? 2 : 1;
     if (r->sig->params[i] != ACT_OUT)
       continue;
-    LLVMValueRef slot = vmap_get(&r->adjoint, p);
-    LLVMValueRef adj = slot ? LLVMBuildLoad2(r->b, LLVMTypeOf(p), slot, "") : LLVMConstNull(LLVMTypeOf(p));
+    LLVMValueRef slot = vmap_get(&r->adjoint, p), zero = LLVMConstNull(LLVMTypeOf(p));
+    /* + 0.0 makes an untouched -0.0 the 0.0 users expect. */
+    LLVMValueRef adj = slot ? add_any(r->b, LLVMBuildLoad2(r->b, LLVMTypeOf(p), slot, ""), zero) : zero;
     result = LLVMBuildInsertValue(r->b, result, adj, k++, "");
   }
   LLVMBuildRet(r->b, result);
@@ -1125,7 +1127,7 @@ static void finish_aug_return(Reverse *r) {
   LLVMValueRef ret = LLVMGetBasicBlockTerminator(r->ret_block);
   LLVMPositionBuilderBefore(r->ab, ret);
   LLVMTypeRef type = LLVMGetReturnType(LLVMGlobalGetValueType(r->aug));
-  LLVMValueRef result = LLVMGetUndef(type);
+  LLVMValueRef result = LLVMGetPoison(type);
   unsigned k = 0;
   if (r->ret_block_value) {
     result = LLVMBuildInsertValue(r->ab, result, r->ret_block_value, k++, "");
@@ -1227,10 +1229,11 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
     kn_error(NULL, sig->fn, "reverse mode in device code is not implemented yet");
     return false;
   }
+  LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
+  if (!adopt_simplified_body(sig, aug, primals, shadows))
+    return false;
   r.b = LLVMCreateBuilderInContext(ctx());
   r.ab = LLVMCreateBuilderInContext(ctx());
-  LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
-  adopt_simplified_body(sig, aug, primals, shadows);
   name_rev_params(&r);
   unify_returns(&r);
   r.blocks = cfg_reverse_post_order(aug);

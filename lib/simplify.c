@@ -20,7 +20,7 @@ static void run(LLVMValueRef fn, const char *pipeline) {
 /* The copy carries none of the user's attributes, so -O0's optnone does not
  * stop this pipeline. */
 void simplify_before(LLVMValueRef fn) {
-  run(fn, "sroa,early-cse,simplifycfg,instcombine,simplifycfg");
+  run(fn, "sroa,early-cse,simplifycfg,instcombine,simplifycfg,loop-simplify,lcssa");
 }
 
 void simplify_after(LLVMValueRef fn) {

@@ -41,6 +41,8 @@ bool vset_add(ValueSet *set, LLVMValueRef value) {
 
 void vset_remove(ValueSet *set, LLVMValueRef value) { (void)hmdel(set->entries, value); }
 
+size_t vset_size(ValueSet *set) { return (size_t)hmlen(set->entries); }
+
 void vset_free(ValueSet *set) { hmfree(set->entries); }
 
 _Noreturn void kn_die(const char *fmt, ...) {

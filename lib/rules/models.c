@@ -7,7 +7,7 @@
 #define MODEL(name) LLVMValueRef name(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result)
 
 static LLVMValueRef pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LLVMValueRef im) {
-  LLVMValueRef v = LLVMGetUndef(type);
+  LLVMValueRef v = LLVMGetPoison(type);
   if (LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
     LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
     v = LLVMBuildInsertElement(b, v, re, LLVMConstInt(i32, 0, 0), "");

@@ -1,0 +1,67 @@
+/* Constructs Kinase refuses, with the user's words for them. They are found
+ * in the user's function, before it is copied: a copy would lose what makes
+ * them work (block addresses, personality functions). */
+#include "kinase.h"
+
+/* An empty asm statement (asm volatile("" ::: "memory")) only orders the
+ * compiler; it touches no value. */
+static bool is_barrier_asm(LLVMValueRef call) {
+  size_t len;
+  const char *text = LLVMGetInlineAsmAsmString(LLVMGetCalledValue(call), &len);
+  return len == 0 && text && LLVMGetNumArgOperands(call) == 0 &&
+         LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMVoidTypeKind;
+}
+
+static const char *refused(LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMInvoke:
+  case LLVMLandingPad:
+  case LLVMResume:
+  case LLVMCleanupPad:
+  case LLVMCatchPad:
+  case LLVMCatchSwitch:
+    return "it uses exceptions (invoke, landing pads or cleanups), which Kinase does not "
+           "differentiate";
+  case LLVMIndirectBr:
+    return "it uses a computed goto (an indirect branch)";
+  case LLVMCallBr:
+    return "it contains asm goto";
+  case LLVMCall:
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) && !is_barrier_asm(inst))
+      return "it contains inline assembly";
+    return NULL;
+  default:
+    return NULL;
+  }
+}
+
+bool unsupported_construct(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      const char *why = refused(inst);
+      if (why) {
+        kn_error(inst, fn, "%s", why);
+        return true;
+      }
+    }
+  return false;
+}
+
+bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  if ((op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg) && activity_any_operand(varied, inst, 0, 3)) {
+    kn_error(inst, subject, "it uses an atomic operation on differentiated memory");
+    return true;
+  }
+  return false;
+}
+
+bool unsupported_global_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
+                              LLVMValueRef data, LLVMValueRef subject) {
+  LLVMValueRef base = kn_underlying_object(dst);
+  if (vset_has(varied, dst) || !vset_has(varied, data) || !LLVMIsAGlobalVariable(base))
+    return false;
+  kn_error(inst, subject, "it stores a differentiated value into global variable '%s', which has no shadow",
+           kn_value_name(base));
+  return true;
+}

@@ -195,13 +195,16 @@ static void generate(Job *job) {
   bool ok = job->sig.mode == MODE_FORWARD ? forward_generate(&job->sig, job->deriv)
                                           : reverse_generate(&job->sig, job->aug, job->deriv);
   if (ok && (!verify(job->deriv) || !verify(job->aug))) {
-    kn_error(NULL, job->sig.fn, "internal error: the generated derivative is not valid IR "
-                                "(please report this, with -mllvm -kinase-print output)");
     if (kn_want_print()) {
       LLVMDumpValue(job->deriv);
       if (job->aug)
         LLVMDumpValue(job->aug);
+      LLVMVerifyFunction(job->deriv, LLVMPrintMessageAction);
+      if (job->aug)
+        LLVMVerifyFunction(job->aug, LLVMPrintMessageAction);
     }
+    kn_error(NULL, job->sig.fn, "internal error: the generated derivative is not valid IR "
+                                "(please report this, with -mllvm -kinase-print output)");
     ok = false;
   }
   LLVMValueRef fns[2] = {job->aug, job->deriv};

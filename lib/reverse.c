@@ -62,9 +62,9 @@ typedef struct {
   LLVMBuilderRef b;        /* positioned in rev */
   LLVMBuilderRef ab;       /* positioned in aug */
   LLVMBasicBlockRef *blocks; /* aug blocks, reverse post-order */
-  LLVMValueRef ret_block_value; /* the value aug returns, NULL for void */
-  LLVMBasicBlockRef ret_block;
+  LLVMBasicBlockRef ret_block; /* the one block that returns */
   ValueSet varied;
+  ValueSet shadow_code;    /* aug instructions that build shadows, not primal */
   ValueMap shadow;         /* aug pointer -> aug shadow pointer */
   ValueMap adjoint;        /* aug value -> rev slot */
   ValueMap reverse_block;  /* aug block -> rev block (as values) */
@@ -170,6 +170,59 @@ static LLVMValueRef tape_push_function(void) {
   return fn;
 }
 
+/* What the memory behind p1 and p2 holds, from the loads, stores and GEPs
+ * through the same underlying objects: its float element type (NULL if
+ * none, or if floats of two types), and whether it holds pointers. */
+typedef struct {
+  LLVMTypeRef floats;
+  bool mixed_floats, pointers;
+} MemoryTypes;
+
+static void note_type(MemoryTypes *m, LLVMTypeRef type) {
+  while (LLVMGetTypeKind(type) == LLVMArrayTypeKind || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
+    type = LLVMGetElementType(type);
+  if (LLVMGetTypeKind(type) == LLVMStructTypeKind) {
+    for (unsigned i = 0, n = LLVMCountStructElementTypes(type); i < n; i++)
+      note_type(m, LLVMStructGetTypeAtIndex(type, i));
+  } else if (kn_is_float_type(type)) {
+    m->mixed_floats |= m->floats && m->floats != type;
+    m->floats = type;
+  } else if (kn_is_pointer_type(type)) {
+    m->pointers = true;
+  }
+}
+
+static MemoryTypes memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
+  LLVMValueRef bases[2] = {kn_underlying_object(p1), kn_underlying_object(p2)};
+  MemoryTypes m = {0};
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef at = LLVMIsALoadInst(inst)              ? LLVMGetOperand(inst, 0)
+                        : LLVMIsAStoreInst(inst)           ? LLVMGetOperand(inst, 1)
+                        : LLVMIsAGetElementPtrInst(inst)   ? inst
+                                                           : NULL;
+      if (!at || vset_has(&r->shadow_code, inst))
+        continue;
+      LLVMValueRef base = kn_underlying_object(at);
+      if (base != bases[0] && base != bases[1])
+        continue;
+      note_type(&m, LLVMIsALoadInst(inst)    ? LLVMTypeOf(inst)
+                    : LLVMIsAStoreInst(inst) ? LLVMTypeOf(LLVMGetOperand(inst, 0))
+                                             : LLVMGetGEPSourceElementType(inst));
+    }
+  for (int i = 0; i < 2; i++)
+    if (LLVMIsAAllocaInst(bases[i]))
+      note_type(&m, LLVMGetAllocatedType(bases[i]));
+  return m;
+}
+
+/* The value aug returns, NULL for void. */
+static LLVMValueRef returned_value(Reverse *r) {
+  LLVMValueRef ret = LLVMGetBasicBlockTerminator(r->ret_block);
+  return LLVMGetNumOperands(ret) ? LLVMGetOperand(ret, 0) : NULL;
+}
+
 /* ---- the augmented forward sweep ---- */
 
 static LLVMValueRef shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
@@ -202,7 +255,13 @@ static LLVMValueRef shadow_twin(Reverse *r, LLVMValueRef inst, unsigned first, u
     LLVMSetOperand(copy, i, shadow_of(r, LLVMGetOperand(inst, i), inst));
   drop_metadata(copy);
   LLVMInsertIntoBuilderWithName(r->ab, copy, "shadow");
+  vset_add(&r->shadow_code, copy);
   return copy;
+}
+
+static void set_shadow(Reverse *r, LLVMValueRef v, LLVMValueRef shadow) {
+  vmap_put(&r->shadow, v, shadow);
+  vset_add(&r->shadow_code, shadow);
 }
 
 static LLVMValueRef zero_byte(void) { return LLVMConstInt(LLVMInt8TypeInContext(ctx()), 0, 0); }
@@ -295,11 +354,12 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   switch (rule->kind) {
   case RULE_ALLOC:
   case RULE_CALLOC: {
-    LLVMValueRef shadow = call_calloc(r->ab, LLVMGetOperand(call, rule->arg));
-    if (rule->kind == RULE_CALLOC)
-      shadow = call_libc(r->ab, "calloc", ptr(), (LLVMValueRef[]){LLVMGetOperand(call, 0),
-                                                                 LLVMGetOperand(call, 1)}, 2);
-    vmap_put(&r->shadow, call, shadow);
+    LLVMValueRef shadow =
+        rule->kind == RULE_CALLOC
+            ? call_libc(r->ab, "calloc", ptr(),
+                        (LLVMValueRef[]){LLVMGetOperand(call, 0), LLVMGetOperand(call, 1)}, 2)
+            : call_calloc(r->ab, LLVMGetOperand(call, rule->arg));
+    set_shadow(r, call, shadow);
     return;
   }
   case RULE_REALLOC:
@@ -309,8 +369,14 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   case RULE_MEMCPY:
     /* Shadow memory of floats holds adjoints, which the reverse sweep moves;
      * pointers' shadows are copied now, so later loads find them. */
-    if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1)))
-      shadow_twin(r, call, 0, 2);
+    if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1))) {
+      MemoryTypes m = memory_types(r, dst, LLVMGetOperand(call, 1));
+      if (m.pointers && m.floats)
+        fail(r, call, "it copies memory (%s) holding both pointers and floats, which Kinase "
+                      "cannot yet split", "memcpy");
+      else if (m.pointers)
+        shadow_twin(r, call, 0, 2);
+    }
     r->failed |= unsupported_global_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
     return;
   default:
@@ -348,11 +414,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   if (op == LLVMStore) {
     LLVMValueRef value = LLVMGetOperand(inst, 0), at = LLVMGetOperand(inst, 1);
     if (is_varied(r, at) && kn_is_pointer_type(LLVMTypeOf(value))) {
-      LLVMValueRef copy = LLVMInstructionClone(inst);
-      LLVMSetOperand(copy, 0, shadow_of(r, value, inst));
-      LLVMSetOperand(copy, 1, shadow_of(r, at, inst));
-      drop_metadata(copy);
-      LLVMInsertIntoBuilder(r->ab, copy);
+      shadow_twin(r, inst, 0, 2);
     } else {
       r->failed |= unsupported_global_write(&r->varied, inst, at, value, r->sig->fn);
     }
@@ -363,12 +425,12 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   unsigned first, count;
   activity_structural_operands(op, &first, &count);
   if (count) {
-    vmap_put(&r->shadow, inst, shadow_twin(r, inst, first, count));
+    set_shadow(r, inst, shadow_twin(r, inst, first, count));
   } else if (op == LLVMPHI) {
-    vmap_put(&r->shadow, inst, LLVMBuildPhi(r->ab, LLVMTypeOf(inst), "shadow"));
+    set_shadow(r, inst, LLVMBuildPhi(r->ab, LLVMTypeOf(inst), "shadow"));
   } else if (op == LLVMAlloca) {
     /* The reverse sweep outlives this frame: the shadow goes on the heap. */
-    vmap_put(&r->shadow, inst, call_calloc(r->ab, alloca_size(r->ab, inst)));
+    set_shadow(r, inst, call_calloc(r->ab, alloca_size(r->ab, inst)));
   }
 }
 
@@ -655,45 +717,6 @@ static void reverse_model_call(Reverse *r, LLVMValueRef call, LLVMValueRef model
   add_out_adjoints(r, &sig, primals, grads);
 }
 
-/* Memory whose bytes hold floats of one type: the element type, or NULL.
- * Decided from the loads and stores through the same underlying object. */
-static LLVMTypeRef float_element_type(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
-  LLVMValueRef bases[2] = {kn_underlying_object(p1), kn_underlying_object(p2)};
-  LLVMTypeRef found = NULL;
-  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
-         inst = LLVMGetNextInstruction(inst)) {
-      LLVMTypeRef type;
-      if (LLVMIsALoadInst(inst) && (kn_underlying_object(LLVMGetOperand(inst, 0)) == bases[0] ||
-                                    kn_underlying_object(LLVMGetOperand(inst, 0)) == bases[1]))
-        type = LLVMTypeOf(inst);
-      else if (LLVMIsAStoreInst(inst) &&
-               (kn_underlying_object(LLVMGetOperand(inst, 1)) == bases[0] ||
-                kn_underlying_object(LLVMGetOperand(inst, 1)) == bases[1]))
-        type = LLVMTypeOf(LLVMGetOperand(inst, 0));
-      else if (LLVMIsAGetElementPtrInst(inst) &&
-               (kn_underlying_object(inst) == bases[0] || kn_underlying_object(inst) == bases[1]))
-        type = LLVMGetGEPSourceElementType(inst);
-      else
-        continue;
-      while (LLVMGetTypeKind(type) == LLVMArrayTypeKind || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
-        type = LLVMGetElementType(type);
-      if (!kn_is_float_type(type))
-        continue;
-      if (found && found != type)
-        return NULL;
-      found = type;
-    }
-  if (!found && LLVMIsAAllocaInst(bases[0])) {
-    LLVMTypeRef type = LLVMGetAllocatedType(bases[0]);
-    while (LLVMGetTypeKind(type) == LLVMArrayTypeKind)
-      type = LLVMGetElementType(type);
-    if (kn_is_float_type(type))
-      found = type;
-  }
-  return found;
-}
-
 /* kinase.memcpy.reverse.<T>(dsrc, ddst, bytes): dsrc[i] += ddst[i];
  * ddst[i] = 0 for the elements of type T. */
 static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element) {
@@ -754,7 +777,10 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
       LLVMBuildMemSet(r->b, ddst, zero_byte(), len, 1);
       return;
     }
-    LLVMTypeRef element = float_element_type(r, dst, src);
+    MemoryTypes m = memory_types(r, dst, src);
+    if (m.pointers && !m.floats)
+      return;
+    LLVMTypeRef element = m.mixed_floats ? NULL : m.floats;
     if (!element) {
       fail(r, call, "it copies memory (%s) whose element type Kinase cannot decide: it must hold "
                     "floats of one type",
@@ -948,7 +974,7 @@ static void reverse_block(Reverse *r, LLVMBasicBlockRef bb) {
   PhiAdjoint *phis = NULL;
   for (LLVMValueRef inst = LLVMGetLastInstruction(bb); inst && !r->failed;
        inst = LLVMGetPreviousInstruction(inst))
-    if (!LLVMIsATerminatorInst(inst))
+    if (!LLVMIsATerminatorInst(inst) && !vset_has(&r->shadow_code, inst))
       reverse_instruction(r, inst, &phis);
 
   LLVMValueRef from_phi = vmap_get(&r->from, LLVMBasicBlockAsValue(bb));
@@ -1127,12 +1153,12 @@ static void finish_aug_return(Reverse *r) {
   LLVMValueRef ret = LLVMGetBasicBlockTerminator(r->ret_block);
   LLVMPositionBuilderBefore(r->ab, ret);
   LLVMTypeRef type = LLVMGetReturnType(LLVMGlobalGetValueType(r->aug));
-  LLVMValueRef result = LLVMGetPoison(type);
+  LLVMValueRef result = LLVMGetPoison(type), value = returned_value(r);
   unsigned k = 0;
-  if (r->ret_block_value) {
-    result = LLVMBuildInsertValue(r->ab, result, r->ret_block_value, k++, "");
-    if (kn_is_pointer_type(LLVMTypeOf(r->ret_block_value)))
-      result = LLVMBuildInsertValue(r->ab, result, shadow_of(r, r->ret_block_value, ret), k++, "");
+  if (value) {
+    result = LLVMBuildInsertValue(r->ab, result, value, k++, "");
+    if (kn_is_pointer_type(LLVMTypeOf(value)))
+      result = LLVMBuildInsertValue(r->ab, result, shadow_of(r, value, ret), k++, "");
   }
   result = LLVMBuildInsertValue(r->ab, result, r->aug_tape, k, "");
   LLVMBuildRet(r->ab, result);
@@ -1157,8 +1183,6 @@ static void unify_returns(Reverse *r) {
   bool is_void = LLVMGetTypeKind(type) == LLVMVoidTypeKind;
   if (arrlen(rets) == 1) {
     r->ret_block = rets[0];
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(rets[0]);
-    r->ret_block_value = is_void ? NULL : LLVMGetOperand(term, 0);
     arrfree(rets);
     return;
   }
@@ -1181,7 +1205,6 @@ static void unify_returns(Reverse *r) {
   else
     LLVMBuildRetVoid(r->ab);
   r->ret_block = joined;
-  r->ret_block_value = phi;
   arrfree(rets);
 }
 
@@ -1214,9 +1237,9 @@ static void build_reverse(Reverse *r) {
   /* The entry block jumps to the return block's reverse; the result's
    * adjoint is the caller's seed. */
   LLVMPositionBuilderAtEnd(r->b, LLVMValueAsBasicBlock(r->rev_entry));
-  if (r->sig->ret_tangent && r->ret_block_value) {
+  if (r->sig->ret_tangent && returned_value(r)) {
     LLVMValueRef seed = LLVMGetParam(r->rev, LLVMCountParams(r->rev) - 2);
-    add_adjoint(r, r->ret_block_value, seed);
+    add_adjoint(r, returned_value(r), seed);
   }
   LLVMBuildBr(r->b, reverse_of(r, r->ret_block));
   for (ptrdiff_t k = arrlen(r->blocks) - 1; k >= 0 && !r->failed; k--)
@@ -1258,6 +1281,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   arrfree(r.placeholders);
   arrfree(r.blocks);
   vset_free(&r.varied);
+  vset_free(&r.shadow_code);
   vmap_free(&r.shadow);
   vmap_free(&r.adjoint);
   vmap_free(&r.reverse_block);

@@ -23,6 +23,6 @@ double test(double x, int c) { return __enzyme_autodiff((void *)h, enzyme_out, x
 #else
 double test(double x, int c) { return __enzyme_fwddiff((void *)h, enzyme_dup, x, 1.0, c); }
 #endif
-// CHECK: {{.*}}store-global-merged.c:{{15|17}}:{{[0-9]+}}: error: kinase: cannot differentiate 'h': it stores a differentiated value into global variable 'saved', which has no shadow
+// CHECK: {{.*}}store-global-merged.c:{{14|15|17}}:{{[0-9]+}}: error: kinase: cannot differentiate 'h': it stores a differentiated value into global variable 'saved', which has no shadow
 // CHECK-NOT: could not determine the original source location
 // CHECK: 1 error generated.

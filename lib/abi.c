@@ -255,6 +255,7 @@ static bool return_gradients(Request *r, LLVMValueRef grads, LLVMTypeRef declare
 
 static bool call_reverse(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret) {
   sig->ret_tangent = kn_is_float_type(ret);
+  sig->adjacent = true;
   LLVMValueRef aug =
       LLVMBuildCall2(r->b, derive_aug_type(sig), derive_aug(sig), r->args, r->nargs, "");
   LLVMValueRef args[2 * KN_MAX_PARAMS + 2];

@@ -29,8 +29,8 @@ static char *cache_key(const Signature *sig) {
   for (unsigned i = 0; i < sig->nparams; i++)
     pattern[i] = "cdno"[sig->params[i]];
   pattern[sig->nparams] = 0;
-  return kn_strdup_printf("%s|%d|%s|%d%d", kn_function_name(sig->fn), sig->mode, pattern,
-                          sig->ret_tangent, sig->ret_primal);
+  return kn_strdup_printf("%s|%d|%s|%d%d%d", kn_function_name(sig->fn), sig->mode, pattern,
+                          sig->ret_tangent, sig->ret_primal, sig->adjacent);
 }
 
 /* The primal parameters, each followed by its shadow where dup. */

@@ -75,6 +75,7 @@ typedef struct {
   Activity params[KN_MAX_PARAMS];
   bool ret_tangent; /* forward: return the tangent of the result */
   bool ret_primal;  /* also return the primal result, as {primal, tangent} */
+  bool adjacent;    /* reverse: nothing runs between the two sweeps (a request) */
 } Signature;
 
 const char *activity_name(Activity activity);

@@ -17,9 +17,17 @@
  * control flow. A block with several predecessors records which one it came
  * from, so that its reverse block can go back the same way.
  *
+ * Loops in canonical form (one preheader, one latch, exits reached only from
+ * inside) get an iteration counter: the exits record its final value, the
+ * reverse sweep counts it down, and needs no record per iteration to know
+ * where to go or what an induction variable (i = init + k * step) was.
+ *
  * Values are recomputed in the reverse sweep rather than recorded when they
  * are pure (arithmetic, casts, GEPs, compares) and their operands are
- * available; loads, calls and phis are recorded. Roots are discovered while
+ * available, and so are loads of memory that stays as it was: a request's
+ * own sweeps run back to back, so where the function writes no memory but
+ * its own, loads from arguments and globals read the same in reverse. Other
+ * loads, calls and phis are recorded. Roots are discovered while
  * the reverse sweep is generated: each use reads through a placeholder load,
  * whose address is filled in once every block's record layout is known.
  *
@@ -56,6 +64,14 @@ typedef struct {
   LLVMValueRef data;       /* rev: ptr slot */
 } BlockRecord;
 
+/* A loop in canonical form with its iteration counter. */
+typedef struct {
+  Loop *loop;
+  LLVMValueRef counter;  /* aug: i64 phi in the header, 0 on entry */
+  ValueMap exit_count;   /* aug exit block -> phi of the counter there */
+  LLVMValueRef slot;     /* rev: the iteration being reversed */
+} CountedLoop;
+
 typedef struct {
   const Signature *sig;
   LLVMValueRef aug, rev;
@@ -72,6 +88,9 @@ typedef struct {
   ValueMap memo;           /* aug value -> rev value, valid in memo_block */
   LLVMBasicBlockRef memo_block;
   AugCall *calls;
+  Cfg *cfg;
+  CountedLoop *loops;
+  bool memory_frozen;      /* loads of arguments and globals can be repeated */
   Placeholder *placeholders;
   BlockRecord *records;
   LLVMValueRef rev_entry, rev_exit; /* blocks (as values) */
@@ -501,8 +520,93 @@ static void augment(Reverse *r) {
         LLVMAddIncoming(s, &v, &from, 1);
       }
     }
-  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
-    add_from_index(r, r->blocks[k]);
+}
+
+/* ---- loops ---- */
+
+static CountedLoop *counted_loop_with_header(Reverse *r, LLVMBasicBlockRef header) {
+  for (ptrdiff_t i = 0; i < arrlen(r->loops); i++)
+    if (r->loops[i].loop->header == header)
+      return &r->loops[i];
+  return NULL;
+}
+
+static bool exits_are_dedicated(Reverse *r, Loop *loop) {
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++) {
+    if (loop_contains(loop, r->blocks[k]))
+      continue;
+    LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, r->blocks[k]);
+    bool inside = false, outside = false;
+    for (ptrdiff_t i = 0; i < arrlen(preds); i++) {
+      inside |= loop_contains(loop, preds[i]);
+      outside |= !loop_contains(loop, preds[i]);
+    }
+    if (inside && outside)
+      return false;
+  }
+  return true;
+}
+
+/* Gives the loop a counter k (0, 1, ... per iteration) and, in each exit
+ * block, a phi of its final value. */
+static void count_loop(Reverse *r, Loop *loop) {
+  CountedLoop counted = {.loop = loop};
+  LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(loop->header));
+  counted.counter = LLVMBuildPhi(r->ab, i64(), "iteration");
+  LLVMPositionBuilderBefore(r->ab, LLVMGetBasicBlockTerminator(loop->latch));
+  LLVMValueRef next = LLVMBuildAdd(r->ab, counted.counter, const64(1), "iteration.next");
+  LLVMValueRef zero = const64(0);
+  LLVMAddIncoming(counted.counter, &zero, &loop->preheader, 1);
+  LLVMAddIncoming(counted.counter, &next, &loop->latch, 1);
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++) {
+    LLVMBasicBlockRef exit = r->blocks[k];
+    LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, exit);
+    if (loop_contains(loop, exit) || !arrlen(preds) || !loop_contains(loop, preds[0]))
+      continue;
+    LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(exit));
+    LLVMValueRef count = LLVMBuildPhi(r->ab, i64(), "iterations");
+    for (ptrdiff_t i = 0; i < arrlen(preds); i++)
+      LLVMAddIncoming(count, &counted.counter, &preds[i], 1);
+    vmap_put(&counted.exit_count, LLVMBasicBlockAsValue(exit), count);
+  }
+  arrput(r->loops, counted);
+}
+
+static void count_loops(Reverse *r) {
+  Loop *loops = cfg_loops(r->cfg);
+  for (ptrdiff_t i = 0; i < arrlen(loops); i++) {
+    Loop *loop = &loops[i];
+    if (loop->latch && loop->preheader && arrlen(cfg_predecessors(r->cfg, loop->header)) == 2 &&
+        exits_are_dedicated(r, loop))
+      count_loop(r, loop);
+  }
+}
+
+/* i = phi [init, preheader], [i + step, latch] with a constant step, as
+ * an integer or a pointer walking an array: i = init + k * step. */
+static bool affine_step(CountedLoop *loop, LLVMValueRef phi, LLVMValueRef *init, LLVMValueRef *step) {
+  if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 || phi == loop->counter)
+    return false;
+  LLVMValueRef next = NULL;
+  *init = NULL;
+  for (unsigned i = 0; i < 2; i++)
+    if (LLVMGetIncomingBlock(phi, i) == loop->loop->preheader)
+      *init = LLVMGetIncomingValue(phi, i);
+    else
+      next = LLVMGetIncomingValue(phi, i);
+  if (!*init || !next || !LLVMIsAInstruction(next))
+    return false;
+  LLVMOpcode op = LLVMGetInstructionOpcode(next);
+  if (op == LLVMAdd && LLVMGetOperand(next, 0) == phi && LLVMIsAConstantInt(LLVMGetOperand(next, 1))) {
+    *step = LLVMGetOperand(next, 1);
+    return true;
+  }
+  if (op == LLVMGetElementPtr && LLVMGetNumOperands(next) == 2 && LLVMGetOperand(next, 0) == phi &&
+      LLVMIsAConstantInt(LLVMGetOperand(next, 1))) {
+    *step = next;
+    return true;
+  }
+  return false;
 }
 
 /* ---- primal values in the reverse sweep ---- */
@@ -523,7 +627,92 @@ static bool recomputable(LLVMValueRef inst) {
   }
 }
 
+/* Whether the primal writes memory other than its own stack and heap
+ * allocations: then loads of arguments and globals cannot be repeated. */
+static bool is_local_object(LLVMValueRef base) {
+  if (LLVMIsAAllocaInst(base))
+    return true;
+  const Rule *rule = LLVMIsACallInst(base) ? rule_for_call(base) : NULL;
+  return rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC);
+}
+
+static bool writes_outside(Reverse *r, LLVMValueRef inst) {
+  if (vset_has(&r->shadow_code, inst))
+    return false;
+  if (LLVMIsAStoreInst(inst))
+    return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 1)));
+  if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst))
+    return true;
+  if (!LLVMIsACallInst(inst))
+    return false;
+  const Rule *rule = rule_for_call(inst);
+  if (rule && (rule->kind == RULE_MATH || rule->kind == RULE_MODEL || rule->kind == RULE_ALLOC ||
+               rule->kind == RULE_CALLOC))
+    return false;
+  if (rule && (rule->kind == RULE_MEMCPY || rule->kind == RULE_MEMSET))
+    return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 0)));
+  LLVMValueRef callee = kn_called_function(inst);
+  if (callee && LLVMGetIntrinsicID(callee) && (!rule || rule->kind == RULE_INACTIVE))
+    return false;
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(inst); i < n; i++)
+    if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(inst, i))) &&
+        !is_local_object(kn_underlying_object(LLVMGetOperand(inst, i))))
+      return true;
+  return callee == NULL || !LLVMIsDeclaration(callee) || aug_call_of(r, inst);
+}
+
+static bool memory_is_frozen(Reverse *r) {
+  if (!r->sig->adjacent)
+    return false;
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst))
+      if (writes_outside(r, inst))
+        return false;
+  return true;
+}
+
+static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
+  if (!r->memory_frozen || !LLVMIsALoadInst(inst) || vset_has(&r->shadow_code, inst) ||
+      LLVMGetVolatile(inst))
+    return false;
+  LLVMValueRef base = kn_underlying_object(LLVMGetOperand(inst, 0));
+  return LLVMIsAArgument(base) || LLVMIsAGlobalVariable(base);
+}
+
 static LLVMValueRef primal(Reverse *r, LLVMValueRef v);
+
+static LLVMValueRef iteration_slot(Reverse *r, CountedLoop *loop) {
+  if (!loop->slot) {
+    LLVMBuilderRef entry = LLVMCreateBuilderInContext(ctx());
+    LLVMPositionBuilderBefore(entry, LLVMGetFirstInstruction(LLVMValueAsBasicBlock(r->rev_entry)));
+    loop->slot = LLVMBuildAlloca(entry, i64(), "iteration");
+    LLVMDisposeBuilder(entry);
+  }
+  return loop->slot;
+}
+
+/* Loop counters and the induction variables that follow them, from the
+ * iteration being reversed; NULL for other values. */
+static LLVMValueRef counted_value(Reverse *r, LLVMValueRef v) {
+  if (!LLVMIsAPHINode(v))
+    return NULL;
+  CountedLoop *loop = counted_loop_with_header(r, LLVMGetInstructionParent(v));
+  if (!loop)
+    return NULL;
+  LLVMValueRef k = LLVMBuildLoad2(r->b, i64(), iteration_slot(r, loop), "k");
+  if (v == loop->counter)
+    return k;
+  LLVMValueRef init, step;
+  if (!affine_step(loop, v, &init, &step))
+    return NULL;
+  if (LLVMIsAConstantInt(step)) {
+    LLVMValueRef scaled = LLVMBuildMul(r->b, LLVMBuildTrunc(r->b, k, LLVMTypeOf(v), ""), step, "");
+    return LLVMBuildAdd(r->b, primal(r, init), scaled, "");
+  }
+  LLVMValueRef index = LLVMBuildMul(r->b, k, LLVMBuildSExt(r->b, LLVMGetOperand(step, 1), i64(), ""), "");
+  return LLVMBuildGEP2(r->b, LLVMGetGEPSourceElementType(step), primal(r, init), &index, 1, "");
+}
 
 static void use_memo(Reverse *r) {
   LLVMBasicBlockRef here = LLVMGetInsertBlock(r->b);
@@ -548,14 +737,14 @@ static LLVMValueRef primal(Reverse *r, LLVMValueRef v) {
   LLVMValueRef known = vmap_get(&r->memo, v);
   if (known)
     return known;
-  LLVMValueRef value;
-  if (recomputable(v)) {
+  LLVMValueRef value = counted_value(r, v);
+  if (!value && (recomputable(v) || repeatable_load(r, v))) {
     value = LLVMInstructionClone(v);
     for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
       LLVMSetOperand(value, (unsigned)i, primal(r, LLVMGetOperand(v, (unsigned)i)));
     drop_metadata(value);
     LLVMInsertIntoBuilder(r->b, value);
-  } else {
+  } else if (!value) {
     value = LLVMBuildLoad2(r->b, LLVMTypeOf(v), LLVMGetPoison(ptr()), "");
     arrput(r->placeholders, ((Placeholder){value, v}));
   }
@@ -943,8 +1132,13 @@ static void reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis
   }
 }
 
-static LLVMBasicBlockRef edge_block(Reverse *r, LLVMBasicBlockRef bb, LLVMBasicBlockRef pred,
-                                    PhiAdjoint *phis) {
+/* A counter to set on the way back into a loop: its iterations at exit. */
+typedef struct {
+  LLVMValueRef slot, value;
+} Restart;
+
+static LLVMBasicBlockRef edge_block(Reverse *r, LLVMBasicBlockRef pred, PhiAdjoint *phis,
+                                    Restart *restarts) {
   LLVMBasicBlockRef edge = LLVMAppendBasicBlockInContext(ctx(), r->rev, "rev.edge");
   LLVMPositionBuilderAtEnd(r->b, edge);
   for (ptrdiff_t i = 0; i < arrlen(phis); i++) {
@@ -955,9 +1149,27 @@ static LLVMBasicBlockRef edge_block(Reverse *r, LLVMBasicBlockRef bb, LLVMBasicB
     if (incoming)
       add_adjoint(r, incoming, phis[i].a);
   }
-  (void)bb;
+  for (ptrdiff_t i = 0; i < arrlen(restarts); i++)
+    LLVMBuildStore(r->b, restarts[i].value, restarts[i].slot);
   LLVMBuildBr(r->b, reverse_of(r, pred));
   return edge;
+}
+
+/* Leaving the header's reverse: back to the preheader after iteration 0,
+ * else to the latch for the iteration before. */
+static void leave_counted_header(Reverse *r, CountedLoop *loop, PhiAdjoint *phis) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(r->b);
+  LLVMValueRef slot = iteration_slot(r, loop);
+  LLVMValueRef k = LLVMBuildLoad2(r->b, i64(), slot, "k");
+  LLVMValueRef first = LLVMBuildICmp(r->b, LLVMIntEQ, k, const64(0), "");
+  Restart previous = {slot, LLVMBuildSub(r->b, k, const64(1), "")};
+  Restart *restarts = NULL;
+  arrput(restarts, previous);
+  LLVMBasicBlockRef to_preheader = edge_block(r, loop->loop->preheader, phis, NULL);
+  LLVMBasicBlockRef to_latch = edge_block(r, loop->loop->latch, phis, restarts);
+  arrfree(restarts);
+  LLVMPositionBuilderAtEnd(r->b, here);
+  LLVMBuildCondBr(r->b, first, to_preheader, to_latch);
 }
 
 static BlockRecord *record_of(Reverse *r, LLVMBasicBlockRef bb) {
@@ -977,9 +1189,18 @@ static void reverse_block(Reverse *r, LLVMBasicBlockRef bb) {
     if (!LLVMIsATerminatorInst(inst) && !vset_has(&r->shadow_code, inst))
       reverse_instruction(r, inst, &phis);
 
+  /* What this block recorded is read before its counter steps back: which
+   * predecessor ran, and the iterations of the loops it exits. */
   LLVMValueRef from_phi = vmap_get(&r->from, LLVMBasicBlockAsValue(bb));
   LLVMValueRef from = from_phi ? primal(r, from_phi) : NULL;
-  /* This execution of the block is done: step its record counter back. */
+  Restart *restarts = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(r->loops); i++) {
+    LLVMValueRef count = vmap_get(&r->loops[i].exit_count, LLVMBasicBlockAsValue(bb));
+    if (count) {
+      Restart restart = {iteration_slot(r, &r->loops[i]), primal(r, count)};
+      arrput(restarts, restart);
+    }
+  }
   BlockRecord *record = record_of(r, bb);
   if (!record->counter) {
     LLVMBuilderRef entry = LLVMCreateBuilderInContext(ctx());
@@ -992,30 +1213,28 @@ static void reverse_block(Reverse *r, LLVMBasicBlockRef bb) {
   LLVMBuildStore(r->b, LLVMBuildSub(r->b, count, const64(1), ""), record->counter);
 
   LLVMBasicBlockRef here = LLVMGetInsertBlock(r->b);
+  LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, bb);
+  CountedLoop *loop = counted_loop_with_header(r, bb);
   if (bb == LLVMGetEntryBasicBlock(r->aug)) {
     LLVMBuildBr(r->b, LLVMValueAsBasicBlock(r->rev_exit));
+  } else if (loop) {
+    leave_counted_header(r, loop, phis);
   } else if (!from_phi) {
-    LLVMBasicBlockRef pred = NULL;
-    for (LLVMBasicBlockRef p = LLVMGetFirstBasicBlock(r->aug); p && !pred; p = LLVMGetNextBasicBlock(p)) {
-      LLVMValueRef term = LLVMGetBasicBlockTerminator(p);
-      for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++)
-        if (LLVMGetSuccessor(term, i) == bb)
-          pred = p;
-    }
-    LLVMBasicBlockRef edge = edge_block(r, bb, pred, phis);
+    LLVMBasicBlockRef edge = edge_block(r, preds[0], phis, restarts);
     LLVMPositionBuilderAtEnd(r->b, here);
     LLVMBuildBr(r->b, edge);
   } else {
     unsigned n = LLVMCountIncoming(from_phi);
     LLVMBasicBlockRef *edges = malloc(n * sizeof *edges);
     for (unsigned i = 0; i < n; i++)
-      edges[i] = edge_block(r, bb, LLVMGetIncomingBlock(from_phi, i), phis);
+      edges[i] = edge_block(r, LLVMGetIncomingBlock(from_phi, i), phis, restarts);
     LLVMPositionBuilderAtEnd(r->b, here);
     LLVMValueRef sw = LLVMBuildSwitch(r->b, from, edges[0], n - 1);
     for (unsigned i = 1; i < n; i++)
       LLVMAddCase(sw, LLVMConstInt(i32(), i, 0), edges[i]);
     free(edges);
   }
+  arrfree(restarts);
   arrfree(phis);
 }
 
@@ -1263,6 +1482,12 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   seed_parameters(&r, primals, shadows);
   activity_find_varied(&r.varied, r.blocks, false);
   augment(&r);
+  r.cfg = cfg_build(aug);
+  count_loops(&r);
+  for (ptrdiff_t k = 0; k < arrlen(r.blocks); k++)
+    if (!counted_loop_with_header(&r, r.blocks[k]))
+      add_from_index(&r, r.blocks[k]);
+  r.memory_frozen = memory_is_frozen(&r);
   if (!r.failed && r.ret_block)
     build_reverse(&r);
   if (!r.failed && !r.ret_block)
@@ -1288,6 +1513,10 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   vmap_free(&r.from);
   vmap_free(&r.memo);
   arrfree(r.calls);
+  for (ptrdiff_t i = 0; i < arrlen(r.loops); i++)
+    vmap_free(&r.loops[i].exit_count);
+  arrfree(r.loops);
+  cfg_free(r.cfg);
   LLVMDisposeBuilder(r.b);
   LLVMDisposeBuilder(r.ab);
   return !r.failed;

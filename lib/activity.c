@@ -35,7 +35,10 @@ static bool call_is_varied(ValueSet *varied, LLVMValueRef call) {
     }
   }
   LLVMValueRef callee = kn_called_function(call);
-  return callee && !LLVMIsDeclaration(callee) && activity_differentiable_type(LLVMTypeOf(call)) &&
+  const Registration *custom = registry_of(callee);
+  bool differentiable = callee && (!LLVMIsDeclaration(callee) ||
+                                   (custom && (custom->forward || custom->augmented)));
+  return differentiable && activity_differentiable_type(LLVMTypeOf(call)) &&
          activity_any_operand(varied, call, 0, nargs);
 }
 

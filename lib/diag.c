@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void kn_report_error(LLVMValueRef function, LLVMMetadataRef location, const char *message);
+void kn_report_error(LLVMContextRef context, LLVMValueRef function, LLVMMetadataRef location,
+                     const char *message);
 
 static int error_count;
 
@@ -53,13 +54,15 @@ void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
     if (!function)
       function = LLVMGetBasicBlockParent(LLVMGetInstructionParent(where));
   }
-  const char *hint =
-      location || LLVMGetSubprogram(function) ? "" : " (compile with -g for the source line)";
-  char *message = subject ? kn_strdup_printf("kinase: cannot differentiate '%s': %s%s",
-                                             kn_function_name(subject), what, hint)
-                          : kn_strdup_printf("kinase: in function '%s': %s%s",
-                                             kn_function_name(function), what, hint);
+  const char *hint = location || !function || LLVMGetSubprogram(function)
+                         ? ""
+                         : " (compile with -g for the source line)";
+  char *message = subject    ? kn_strdup_printf("kinase: cannot differentiate '%s': %s%s",
+                                                kn_function_name(subject), what, hint)
+                  : function ? kn_strdup_printf("kinase: in function '%s': %s%s",
+                                                kn_function_name(function), what, hint)
+                             : kn_strdup_printf("kinase: %s", what);
   error_count++;
-  kn_report_error(function, location, message);
+  kn_report_error(kn_module.ctx, function, location, message);
   free(message);
 }

@@ -247,9 +247,48 @@ static bool can_carry_derivative(LLVMValueRef call) {
   return false;
 }
 
+/* A registered tangent function takes every argument, each pointer or float
+ * followed by its tangent, and returns the result's tangent. */
+static void call_custom_forward(Forward *f, LLVMValueRef call, LLVMValueRef tangent_fn) {
+  LLVMValueRef args[2 * KN_MAX_PARAMS];
+  unsigned n = 0, nargs = LLVMGetNumArgOperands(call);
+  for (unsigned i = 0; i < nargs && n + 2 <= 2 * KN_MAX_PARAMS; i++) {
+    LLVMValueRef arg = LLVMGetOperand(call, i);
+    args[n++] = arg;
+    if (activity_differentiable_type(LLVMTypeOf(arg)))
+      args[n++] = is_varied(f, arg) ? tangent_of(f, arg, call) : LLVMConstNull(LLVMTypeOf(arg));
+  }
+  if (!registry_check_arity(tangent_fn, n, call, f->sig->fn)) {
+    f->failed = true;
+    return;
+  }
+  LLVMTypeRef params[2 * KN_MAX_PARAMS];
+  LLVMGetParamTypes(LLVMGlobalGetValueType(tangent_fn), params);
+  bool ok = true;
+  for (unsigned i = 0; i < n && ok; i++)
+    args[i] = coerce(f->b, args[i], params[i], &ok);
+  LLVMValueRef t = ok ? LLVMBuildCall2(f->b, LLVMGlobalGetValueType(tangent_fn), tangent_fn, args, n, "")
+                      : NULL;
+  if (ok && is_varied(f, call))
+    t = coerce(f->b, t, LLVMTypeOf(call), &ok);
+  if (!ok) {
+    fail(f, call, "custom derivative '%s' does not take or return the types of the function it "
+                  "stands for", kn_function_name(tangent_fn));
+    return;
+  }
+  if (is_varied(f, call))
+    set_tangent(f, call, t);
+}
+
 static void call_tangent(Forward *f, LLVMValueRef call) {
   if (LLVMIsAInlineAsm(LLVMGetCalledValue(call)))
     return;
+  const Registration *custom = registry_of(kn_called_function(call));
+  if (custom && custom->forward) {
+    if (any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call)))
+      call_custom_forward(f, call, custom->forward);
+    return;
+  }
   const Rule *rule = rule_for_call(call);
   if (rule && rule->kind == RULE_MATH) {
     if (is_varied(f, call)) {

@@ -128,6 +128,24 @@ void simplify_before(LLVMValueRef fn);
 void simplify_after(LLVMValueRef fn);
 void strip_debug_locations(LLVMValueRef fn);
 
+/* ---- registry.c: the user's custom rules ---- */
+
+typedef struct {
+  LLVMValueRef forward;             /* tangent function, or NULL */
+  LLVMValueRef augmented, reverse;  /* custom reverse-mode pair, or NULL */
+  bool inactive;                    /* never differentiated */
+  const char *like;                 /* differentiated as this library function */
+} Registration;
+
+void registry_read(void);
+void registry_reset(void);
+const Registration *registry_of(LLVMValueRef fn); /* NULL if not registered */
+bool registry_inactive_global(LLVMValueRef global);
+/* Reports and returns false when `custom` does not take `expected`
+ * parameters, for `call` inside `subject`. */
+bool registry_check_arity(LLVMValueRef custom, unsigned expected, LLVMValueRef call,
+                          LLVMValueRef subject);
+
 /* ---- cfg.c ---- */
 
 /* The blocks reachable from the entry, in reverse post-order (a stb_ds

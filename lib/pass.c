@@ -73,11 +73,13 @@ static void set_module(LLVMModuleRef mod) {
 
 int kn_run_on_module(LLVMModuleRef mod) {
   set_module(mod);
+  registry_read();
   Request *requests = find_requests();
   for (ptrdiff_t i = 0; i < arrlen(requests); i++)
     abi_lower_request(requests[i].call, requests[i].mode);
   derive_drain();
   derive_reset();
+  registry_reset();
   delete_models();
   if (kn_module.gpu)
     libdevice_link_missing();

@@ -23,12 +23,12 @@ static llvm::cl::opt<bool> ListOption("kinase-list",
 extern "C" int kn_option_print(void) { return PrintOption; }
 extern "C" int kn_option_list(void) { return ListOption; }
 
-extern "C" void kn_report_error(LLVMValueRef function, LLVMMetadataRef location,
-                                const char *message) {
-  auto *fn = llvm::cast<llvm::Function>(llvm::unwrap(function));
+extern "C" void kn_report_error(LLVMContextRef context, LLVMValueRef function,
+                                LLVMMetadataRef location, const char *message) {
+  auto *fn = llvm::cast_or_null<llvm::Function>(llvm::unwrap(function));
   auto *loc = llvm::cast_or_null<llvm::DILocation>(llvm::unwrap(location));
-  if (!loc && !fn->getSubprogram()) {
-    fn->getContext().diagnose(llvm::DiagnosticInfoGeneric(message, llvm::DS_Error));
+  if (!fn || (!loc && !fn->getSubprogram())) {
+    llvm::unwrap(context)->diagnose(llvm::DiagnosticInfoGeneric(message, llvm::DS_Error));
     return;
   }
   llvm::DiagnosticLocation where = loc ? llvm::DiagnosticLocation(loc)

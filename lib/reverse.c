@@ -49,7 +49,8 @@ typedef struct {
 typedef struct {
   LLVMValueRef call;   /* aug: the call of the callee's aug function */
   LLVMValueRef result; /* aug: the primal result, or NULL */
-  LLVMValueRef tape;   /* aug: the callee's tape */
+  LLVMValueRef tape;   /* aug: the callee's tape, or NULL */
+  LLVMValueRef custom_reverse; /* the user's reverse pass, for a registered gradient */
   Signature sig;
   LLVMValueRef args[KN_MAX_PARAMS]; /* aug: the primal arguments */
 } AugCall;
@@ -81,6 +82,7 @@ typedef struct {
   LLVMBasicBlockRef ret_block; /* the one block that returns */
   ValueSet varied;
   ValueSet shadow_code;    /* aug instructions that build shadows, not primal */
+  ValueSet stack_on_heap;  /* aug: callocs standing for allocas (see keep_stack_alive) */
   ValueMap shadow;         /* aug pointer -> aug shadow pointer */
   ValueMap adjoint;        /* aug value -> rev slot */
   ValueMap reverse_block;  /* aug block -> rev block (as values) */
@@ -361,6 +363,51 @@ static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee
   arrput(r->calls, aug);
 }
 
+/* A registered gradient: the user's augmented pass takes every argument,
+ * each pointer followed by its shadow, and returns nothing, a tape pointer,
+ * or {tape, result[, shadow of a pointer result]}; where it gives no result
+ * the function itself still runs for it. */
+static void augment_custom_call(Reverse *r, LLVMValueRef call, const Registration *custom) {
+  AugCall aug = {.sig = call_signature(r, call, kn_called_function(call)),
+                 .custom_reverse = custom->reverse};
+  operands(call, aug.args);
+  LLVMValueRef args[2 * KN_MAX_PARAMS];
+  unsigned n = 0;
+  for (unsigned i = 0; i < aug.sig.nparams; i++) {
+    args[n++] = aug.args[i];
+    if (kn_is_pointer_type(LLVMTypeOf(aug.args[i])))
+      args[n++] = shadow_of(r, aug.args[i], call);
+  }
+  if (!registry_check_arity(custom->augmented, n, call, r->sig->fn)) {
+    r->failed = true;
+    return;
+  }
+  LLVMTypeRef type = LLVMGlobalGetValueType(custom->augmented);
+  LLVMValueRef result = LLVMBuildCall2(r->ab, type, custom->augmented, args, n, "");
+  LLVMTypeRef ret = LLVMGetReturnType(type);
+  bool gives_result = LLVMGetTypeKind(ret) == LLVMStructTypeKind && LLVMCountStructElementTypes(ret) > 1;
+  if (LLVMGetTypeKind(ret) == LLVMPointerTypeKind)
+    aug.tape = result;
+  else if (LLVMGetTypeKind(ret) == LLVMStructTypeKind)
+    aug.tape = LLVMBuildExtractValue(r->ab, result, 0, "tape");
+  aug.call = result;
+  if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind) {
+    LLVMValueRef primal = call;
+    if (gives_result) {
+      primal = LLVMBuildExtractValue(r->ab, result, 1, kn_value_name(call));
+      LLVMReplaceAllUsesWith(call, primal);
+      if (is_varied(r, call))
+        vset_add(&r->varied, primal);
+      vset_remove(&r->varied, call);
+      LLVMInstructionEraseFromParent(call);
+    }
+    aug.result = primal;
+  } else {
+    LLVMInstructionEraseFromParent(call);
+  }
+  arrput(r->calls, aug);
+}
+
 static AugCall *aug_call_of(Reverse *r, LLVMValueRef call) {
   for (ptrdiff_t i = 0; i < arrlen(r->calls); i++)
     if (r->calls[i].call == call)
@@ -420,6 +467,8 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     LLVMValueRef callee = kn_called_function(inst);
     if (!callee)
       fail(r, inst, "it makes an indirect call%s with differentiated arguments", "");
+    else if (registry_of(callee) && registry_of(callee)->augmented)
+      augment_custom_call(r, inst, registry_of(callee));
     else if (LLVMIsDeclaration(callee))
       fail(r, inst,
            LLVMGetIntrinsicID(callee) ? "intrinsic '%s' has no derivative rule"
@@ -520,6 +569,47 @@ static void augment(Reverse *r) {
         LLVMAddIncoming(s, &v, &from, 1);
       }
     }
+}
+
+/* A user's reverse pass reads the memory its arguments point to, after aug
+ * has returned: locals passed to a registered gradient live on the heap
+ * until the reverse sweep frees them. */
+static void keep_stack_alive(Reverse *r) {
+  LLVMValueRef *allocas = NULL;
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+      const Registration *custom = LLVMIsACallInst(inst) ? registry_of(kn_called_function(inst)) : NULL;
+      if (!custom || !custom->augmented)
+        continue;
+      for (unsigned i = 0, n = LLVMGetNumArgOperands(inst); i < n; i++) {
+        LLVMValueRef base = kn_underlying_object(LLVMGetOperand(inst, i));
+        if (LLVMIsAAllocaInst(base) && !vset_has(&r->stack_on_heap, base)) {
+          vset_add(&r->stack_on_heap, base);
+          arrput(allocas, base);
+        }
+      }
+    }
+  vset_free(&r->stack_on_heap);
+  for (ptrdiff_t i = 0; i < arrlen(allocas); i++) {
+    /* Lifetime markers apply to stack slots only. */
+    LLVMValueRef *markers = NULL;
+    for (LLVMUseRef use = LLVMGetFirstUse(allocas[i]); use; use = LLVMGetNextUse(use)) {
+      LLVMValueRef user = LLVMGetUser(use);
+      LLVMValueRef callee = LLVMIsACallInst(user) ? kn_called_function(user) : NULL;
+      if (callee && !strncmp(kn_function_name(callee), "llvm.lifetime.", 14))
+        arrput(markers, user);
+    }
+    for (ptrdiff_t m = 0; m < arrlen(markers); m++)
+      LLVMInstructionEraseFromParent(markers[m]);
+    arrfree(markers);
+    LLVMPositionBuilderBefore(r->ab, allocas[i]);
+    LLVMValueRef heap = call_calloc(r->ab, alloca_size(r->ab, allocas[i]));
+    LLVMReplaceAllUsesWith(allocas[i], heap);
+    LLVMInstructionEraseFromParent(allocas[i]);
+    vset_add(&r->stack_on_heap, heap);
+  }
+  arrfree(allocas);
 }
 
 /* ---- loops ---- */
@@ -877,9 +967,50 @@ static void add_out_adjoints(Reverse *r, const Signature *sig, LLVMValueRef *pri
       add_adjoint(r, primals[i], LLVMBuildExtractValue(r->b, grads, k++, ""));
 }
 
+/* The user's reverse pass takes every argument, each pointer followed by
+ * its shadow, then the result's adjoint (for a float result) and the tape
+ * (if the augmented pass made one); it returns the adjoints of the float
+ * arguments: one value, or a struct of them in order. */
+static void reverse_custom_call(Reverse *r, AugCall *aug, LLVMValueRef a) {
+  LLVMValueRef fn = aug->custom_reverse, args[2 * KN_MAX_PARAMS + 2];
+  unsigned n = 0;
+  for (unsigned i = 0; i < aug->sig.nparams; i++) {
+    args[n++] = primal(r, aug->args[i]);
+    if (kn_is_pointer_type(LLVMTypeOf(aug->args[i])))
+      args[n++] = primal(r, shadow_of(r, aug->args[i], aug->call));
+  }
+  if (aug->result && kn_is_float_type(LLVMTypeOf(aug->result)))
+    args[n++] = a ? a : LLVMConstNull(LLVMTypeOf(aug->result));
+  if (aug->tape)
+    args[n++] = primal(r, aug->tape);
+  if (!registry_check_arity(fn, n, aug->call, r->sig->fn)) {
+    r->failed = true;
+    return;
+  }
+  LLVMValueRef grads = LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+  LLVMTypeRef ret = LLVMTypeOf(grads);
+  unsigned k = 0;
+  for (unsigned i = 0; i < aug->sig.nparams; i++) {
+    if (aug->sig.params[i] != ACT_OUT)
+      continue;
+    LLVMValueRef g = LLVMGetTypeKind(ret) == LLVMStructTypeKind ? LLVMBuildExtractValue(r->b, grads, k, "")
+                     : k == 0 && kn_is_float_type(ret)           ? grads
+                                                                 : NULL;
+    k++;
+    bool ok = g != NULL;
+    g = ok ? coerce(r->b, g, LLVMTypeOf(aug->args[i]), &ok) : NULL;
+    if (ok)
+      add_adjoint(r, aug->args[i], g);
+  }
+}
+
 static void reverse_user_call(Reverse *r, AugCall *aug) {
   Signature sig = aug->sig;
   LLVMValueRef a = aug->result && has_adjoint(r, aug->result) ? take_adjoint(r, aug->result) : NULL;
+  if (aug->custom_reverse) {
+    reverse_custom_call(r, aug, a);
+    return;
+  }
   sig.ret_tangent = a != NULL;
   LLVMValueRef args[2 * KN_MAX_PARAMS + 2];
   unsigned n = call_args(r, aug->call, &sig, aug->args, args, primal);
@@ -951,6 +1082,8 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   case RULE_ALLOC:
   case RULE_CALLOC:
     call_free(r->b, primal(r, vmap_get(&r->shadow, call)));
+    if (vset_has(&r->stack_on_heap, call))
+      call_free(r->b, primal(r, call));
     return;
   case RULE_MEMSET:
     if (is_varied(r, dst))
@@ -1479,6 +1612,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   name_rev_params(&r);
   unify_returns(&r);
   r.blocks = cfg_reverse_post_order(aug);
+  keep_stack_alive(&r);
   seed_parameters(&r, primals, shadows);
   activity_find_varied(&r.varied, r.blocks, false);
   augment(&r);
@@ -1507,6 +1641,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   arrfree(r.blocks);
   vset_free(&r.varied);
   vset_free(&r.shadow_code);
+  vset_free(&r.stack_on_heap);
   vmap_free(&r.shadow);
   vmap_free(&r.adjoint);
   vmap_free(&r.reverse_block);

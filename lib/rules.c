@@ -114,11 +114,17 @@ static void build_index(void) {
 }
 
 const Rule *rule_for_call(LLVMValueRef call) {
+  static const Rule inactive = {"__enzyme_inactivefn", RULE_INACTIVE, NULL, NULL, 0};
   if (!by_name)
     build_index();
   LLVMValueRef fn = kn_called_function(call);
   if (!fn)
     return NULL;
+  const Registration *registered = registry_of(fn);
+  if (registered && registered->inactive)
+    return &inactive;
+  if (registered && registered->like)
+    return shget(by_name, registered->like);
   unsigned id = LLVMGetIntrinsicID(fn);
   if (id)
     return hmget(by_intrinsic, id);

@@ -59,7 +59,8 @@ bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subjec
 bool unsupported_global_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
                               LLVMValueRef data, LLVMValueRef subject) {
   LLVMValueRef base = kn_underlying_object(dst);
-  if (vset_has(varied, dst) || !vset_has(varied, data) || !LLVMIsAGlobalVariable(base))
+  if (vset_has(varied, dst) || !vset_has(varied, data) || !LLVMIsAGlobalVariable(base) ||
+      registry_inactive_global(base))
     return false;
   kn_error(inst, subject, "it stores a differentiated value into global variable '%s', which has no shadow",
            kn_value_name(base));

@@ -83,6 +83,9 @@ typedef struct {
   ValueSet varied;
   ValueSet shadow_code;    /* aug instructions that build shadows, not primal */
   ValueSet stack_on_heap;  /* aug: callocs standing for allocas (see keep_stack_alive) */
+  ValueMap object_parent;  /* union-find over underlying objects joined by phis and selects */
+  ValueMap copied_as;      /* integer load that copies floats or pointers -> a value of
+                              the float type it moves, or the load of its shadow bits */
   ValueMap shadow;         /* aug pointer -> aug shadow pointer */
   ValueMap adjoint;        /* aug value -> rev slot */
   ValueMap reverse_block;  /* aug block -> rev block (as values) */
@@ -114,8 +117,17 @@ static LLVMValueRef const64(unsigned long long v) { return LLVMConstInt(i64(), v
 
 static bool is_varied(Reverse *r, LLVMValueRef v) { return vset_has(&r->varied, v); }
 /* Values with an adjoint: varied and holding floats. */
+static LLVMValueRef copy_of(Reverse *r, LLVMValueRef v) { return vmap_get(&r->copied_as, v); }
+
+/* The type of v's adjoint: its own, or the float type an integer copy moves. */
+static LLVMTypeRef adjoint_type(Reverse *r, LLVMValueRef v) {
+  LLVMValueRef copy = copy_of(r, v);
+  return copy && LLVMIsAConstant(copy) ? LLVMTypeOf(copy) : LLVMTypeOf(v);
+}
+
 static bool has_adjoint(Reverse *r, LLVMValueRef v) {
-  return is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v));
+  return (is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v))) ||
+         kn_type_has_floats(adjoint_type(r, v));
 }
 
 static LLVMBasicBlockRef reverse_of(Reverse *r, LLVMBasicBlockRef bb) {
@@ -196,7 +208,7 @@ static LLVMValueRef tape_push_function(void) {
  * none, or if floats of two types), and whether it holds pointers. */
 typedef struct {
   LLVMTypeRef floats;
-  bool mixed_floats, pointers;
+  bool mixed_floats, pointers, ints;
 } MemoryTypes;
 
 static void note_type(MemoryTypes *m, LLVMTypeRef type) {
@@ -210,11 +222,47 @@ static void note_type(MemoryTypes *m, LLVMTypeRef type) {
     m->floats = type;
   } else if (kn_is_pointer_type(type)) {
     m->pointers = true;
+  } else if (LLVMGetTypeKind(type) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(type) > 8) {
+    m->ints = true;
   }
 }
 
-static MemoryTypes memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
-  LLVMValueRef bases[2] = {kn_underlying_object(p1), kn_underlying_object(p2)};
+/* Memory objects: pointers that phis or selects may make the same pointer
+ * (a buffer and its realloc'd successor) are one object. */
+static LLVMValueRef object_of(Reverse *r, LLVMValueRef p) {
+  LLVMValueRef v = kn_underlying_object(p), up;
+  while ((up = vmap_get(&r->object_parent, v)))
+    v = up;
+  return v;
+}
+
+static void join_objects(Reverse *r, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef x = object_of(r, a), y = object_of(r, b);
+  if (x != y)
+    vmap_put(&r->object_parent, x, y);
+}
+
+static void find_memory_objects(Reverse *r) {
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+      if (!kn_is_pointer_type(LLVMTypeOf(inst)))
+        continue;
+      if (LLVMIsAPHINode(inst))
+        for (unsigned i = 0, n = LLVMCountIncoming(inst); i < n; i++)
+          join_objects(r, inst, LLVMGetIncomingValue(inst, i));
+      else if (LLVMIsASelectInst(inst))
+        for (unsigned i = 1; i < 3; i++)
+          join_objects(r, inst, LLVMGetOperand(inst, i));
+      else if (rule_for_call(inst) && rule_for_call(inst)->kind == RULE_REALLOC)
+        join_objects(r, inst, LLVMGetOperand(inst, 0));
+    }
+}
+
+/* `skip`, an integer copy being decided, and its stores are no evidence. */
+static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef p2,
+                                       LLVMValueRef skip) {
+  LLVMValueRef bases[2] = {object_of(r, p1), object_of(r, p2)};
   MemoryTypes m = {0};
   for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
@@ -223,19 +271,163 @@ static MemoryTypes memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
                         : LLVMIsAStoreInst(inst)           ? LLVMGetOperand(inst, 1)
                         : LLVMIsAGetElementPtrInst(inst)   ? inst
                                                            : NULL;
-      if (!at || vset_has(&r->shadow_code, inst))
+      if (!at || vset_has(&r->shadow_code, inst) || inst == skip ||
+          (LLVMIsAStoreInst(inst) && LLVMGetOperand(inst, 0) == skip))
         continue;
-      LLVMValueRef base = kn_underlying_object(at);
+      LLVMValueRef base = object_of(r, at);
       if (base != bases[0] && base != bases[1])
         continue;
       note_type(&m, LLVMIsALoadInst(inst)    ? LLVMTypeOf(inst)
                     : LLVMIsAStoreInst(inst) ? LLVMTypeOf(LLVMGetOperand(inst, 0))
                                              : LLVMGetGEPSourceElementType(inst));
     }
-  for (int i = 0; i < 2; i++)
-    if (LLVMIsAAllocaInst(bases[i]))
-      note_type(&m, LLVMGetAllocatedType(bases[i]));
+  for (int i = 0; i < 2; i++) {
+    LLVMValueRef base = kn_underlying_object(i ? p2 : p1);
+    if (LLVMIsAAllocaInst(base))
+      note_type(&m, LLVMGetAllocatedType(base));
+  }
   return m;
+}
+
+/* ---- integer copies ----
+ * Optimisations turn small copies (memcpy of 8 bytes, assignment of a struct
+ * holding one double) into integer loads and stores. What they move is
+ * decided from TBAA and from the other accesses to the same memory: floats
+ * get adjoints of their float type, pointers get their shadows copied, and a
+ * copy that cannot be decided is an error rather than a silent zero. */
+
+/* The type TBAA gives an access: a float type, ptr, an integer, or NULL. */
+static LLVMTypeRef tbaa_type(LLVMValueRef inst) {
+  LLVMValueRef tag = LLVMGetMetadata(inst, LLVMGetMDKindIDInContext(ctx(), "tbaa", 4));
+  if (!tag || LLVMGetMDNodeNumOperands(tag) < 2)
+    return NULL;
+  LLVMValueRef ops[4];
+  if (LLVMGetMDNodeNumOperands(tag) > 4)
+    return NULL;
+  LLVMGetMDNodeOperands(tag, ops);
+  LLVMValueRef access = ops[1];
+  if (!access || !LLVMIsAMDNode(access) || !LLVMGetMDNodeNumOperands(access))
+    return NULL;
+  LLVMValueRef names[8];
+  if (LLVMGetMDNodeNumOperands(access) > 8)
+    return NULL;
+  LLVMGetMDNodeOperands(access, names);
+  unsigned len;
+  const char *name = names[0] ? LLVMGetMDString(names[0], &len) : NULL;
+  if (!name)
+    return NULL;
+  if (!strcmp(name, "double"))
+    return LLVMDoubleTypeInContext(ctx());
+  if (!strcmp(name, "float"))
+    return LLVMFloatTypeInContext(ctx());
+  if (!strcmp(name, "any pointer") || !strncmp(name, "p1 ", 3) || !strncmp(name, "p2 ", 3))
+    return ptr();
+  if (!strcmp(name, "int") || !strcmp(name, "long") || !strcmp(name, "long long") ||
+      !strcmp(name, "short"))
+    return i64();
+  return NULL;
+}
+
+/* Stores of the value, or reinterpretations of its bits as a float. */
+static bool only_moved(LLVMValueRef load) {
+  for (LLVMUseRef use = LLVMGetFirstUse(load); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    bool stored = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == load;
+    bool reread = LLVMIsABitCastInst(user) && kn_is_float_type(LLVMTypeOf(user));
+    if (!stored && !reread)
+      return false;
+  }
+  return LLVMGetFirstUse(load) != NULL;
+}
+
+/* The scalar type at an address computed by a GEP with constant field
+ * indices (or an alloca), descending to offset 0 of aggregates; NULL when
+ * the address does not say. */
+static LLVMTypeRef addressed_type(LLVMValueRef at) {
+  LLVMTypeRef type = NULL;
+  if (LLVMIsAAllocaInst(at)) {
+    type = LLVMGetAllocatedType(at);
+  } else if (LLVMIsAGetElementPtrInst(at)) {
+    type = LLVMGetGEPSourceElementType(at);
+    for (int i = 2, n = LLVMGetNumOperands(at); i < n && type; i++) {
+      LLVMTypeKind kind = LLVMGetTypeKind(type);
+      LLVMValueRef index = LLVMGetOperand(at, (unsigned)i);
+      if (kind == LLVMStructTypeKind && LLVMIsAConstantInt(index))
+        type = LLVMStructGetTypeAtIndex(type, (unsigned)LLVMConstIntGetZExtValue(index));
+      else if (kind == LLVMArrayTypeKind || kind == LLVMVectorTypeKind)
+        type = LLVMGetElementType(type);
+      else
+        type = NULL;
+    }
+  }
+  while (type && (LLVMGetTypeKind(type) == LLVMStructTypeKind || LLVMGetTypeKind(type) == LLVMArrayTypeKind)) {
+    bool is_struct = LLVMGetTypeKind(type) == LLVMStructTypeKind;
+    if (is_struct && !LLVMCountStructElementTypes(type))
+      return NULL;
+    type = is_struct ? LLVMStructGetTypeAtIndex(type, 0) : LLVMGetElementType(type);
+  }
+  return type;
+}
+
+/* What an integer load that is only moved carries: first from what the
+ * copy's own addresses, TBAA tags and reinterpretations say, then from the
+ * other accesses to the same memory. */
+static MemoryTypes copied_types(Reverse *r, LLVMValueRef load) {
+  MemoryTypes m = {0};
+  LLVMValueRef from = LLVMGetOperand(load, 0);
+  LLVMTypeRef direct[3] = {addressed_type(from), tbaa_type(load), NULL};
+  for (int i = 0; i < 2; i++)
+    if (direct[i])
+      note_type(&m, direct[i]);
+  for (LLVMUseRef use = LLVMGetFirstUse(load); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    direct[0] = LLVMIsABitCastInst(user) ? LLVMTypeOf(user) : addressed_type(LLVMGetOperand(user, 1));
+    direct[1] = LLVMIsAStoreInst(user) ? tbaa_type(user) : NULL;
+    for (int i = 0; i < 2; i++)
+      if (direct[i])
+        note_type(&m, direct[i]);
+  }
+  if (m.floats || m.pointers || m.ints)
+    return m;
+  for (LLVMUseRef use = LLVMGetFirstUse(load); use; use = LLVMGetNextUse(use)) {
+    MemoryTypes both = memory_types_except(r, from, LLVMGetOperand(LLVMGetUser(use), 1), load);
+    if (both.floats)
+      note_type(&m, both.floats);
+    m.mixed_floats |= both.mixed_floats;
+    m.pointers |= both.pointers;
+    m.ints |= both.ints;
+  }
+  return m;
+}
+
+static void find_integer_copies(Reverse *r) {
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks) && !r->failed; k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+      LLVMTypeRef type = LLVMTypeOf(inst);
+      if (!LLVMIsALoadInst(inst) || LLVMGetTypeKind(type) != LLVMIntegerTypeKind ||
+          !is_varied(r, LLVMGetOperand(inst, 0)) || !only_moved(inst))
+        continue;
+      unsigned bits = LLVMGetIntTypeWidth(type);
+      MemoryTypes m = copied_types(r, inst);
+      bool floats = m.floats && !m.mixed_floats &&
+                    LLVMABISizeOfType(kn_module.layout, m.floats) * 8 == bits;
+      bool pointers = m.pointers && bits == 8 * LLVMPointerSize(kn_module.layout);
+      if (floats && !pointers) {
+        vmap_put(&r->copied_as, inst, LLVMConstNull(m.floats));
+        vset_add(&r->varied, inst);
+      } else if (pointers && !floats) {
+        vmap_put(&r->copied_as, inst, inst);
+      } else if ((floats && pointers) || (bits >= 32 && !m.floats && !m.pointers && !m.ints)) {
+        fail(r, inst, "it copies %s bytes whose type Kinase cannot decide (floats, pointers or "
+                      "integers); copy them as their own type",
+             bits == 64 ? "8" : bits == 32 ? "4" : "several");
+      }
+    }
+}
+
+static MemoryTypes memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
+  return memory_types_except(r, p1, p2, NULL);
 }
 
 /* The value aug returns, NULL for void. */
@@ -415,6 +607,27 @@ static AugCall *aug_call_of(Reverse *r, LLVMValueRef call) {
   return NULL;
 }
 
+/* The bytes of p's shadow that a realloc to n keeps: min(usable size, n). */
+static LLVMValueRef kept_bytes(LLVMBuilderRef b, LLVMValueRef shadow, LLVMValueRef n) {
+  LLVMValueRef usable = call_libc(b, "malloc_usable_size", i64(), &shadow, 1);
+  n = LLVMBuildZExtOrBitCast(b, n, i64(), "");
+  return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, usable, n, ""), usable, n, "");
+}
+
+/* q = realloc(p, n): the shadow gets fresh zeroed memory; p's shadow stays
+ * alive for the reverse sweep, which moves q's adjoints back into it.
+ * Pointers' shadows are copied forward. */
+static void augment_realloc(Reverse *r, LLVMValueRef call) {
+  LLVMValueRef old = LLVMGetOperand(call, 0), n = LLVMGetOperand(call, 1);
+  LLVMValueRef shadow = call_calloc(r->ab, n);
+  set_shadow(r, call, shadow);
+  if (memory_types(r, call, old).pointers && is_varied(r, old)) {
+    LLVMValueRef old_shadow = shadow_of(r, old, call);
+    vset_add(&r->shadow_code, LLVMBuildMemCpy(r->ab, shadow, 1, old_shadow, 1,
+                                              kept_bytes(r->ab, old_shadow, n)));
+  }
+}
+
 static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0);
   switch (rule->kind) {
@@ -429,9 +642,17 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     return;
   }
   case RULE_REALLOC:
-  case RULE_POSIX_MEMALIGN:
-    fail(r, call, "%s is not supported in reverse mode yet", kn_function_name(kn_called_function(call)));
+    augment_realloc(r, call);
     return;
+  case RULE_POSIX_MEMALIGN: {
+    LLVMValueRef slot = shadow_of(r, dst, call);
+    LLVMValueRef args[3] = {slot, LLVMGetOperand(call, 1), LLVMGetOperand(call, 2)};
+    vset_add(&r->shadow_code, call_libc(r->ab, "posix_memalign", LLVMTypeOf(call), args, 3));
+    LLVMValueRef shadow = LLVMBuildLoad2(r->ab, ptr(), slot, "shadow");
+    LLVMBuildMemSet(r->ab, shadow, zero_byte(), LLVMGetOperand(call, rule->arg), 1);
+    set_shadow(r, call, shadow);
+    return;
+  }
   case RULE_MEMCPY:
     /* Shadow memory of floats holds adjoints, which the reverse sweep moves;
      * pointers' shadows are copied now, so later loads find them. */
@@ -450,8 +671,33 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   }
 }
 
+/* A pointer copied through an integer: its shadow's bits move alongside. */
+static bool augment_pointer_copy(Reverse *r, LLVMValueRef inst) {
+  if (LLVMIsALoadInst(inst) && copy_of(r, inst) == inst) {
+    LLVMValueRef bits = LLVMInstructionClone(inst);
+    LLVMSetOperand(bits, 0, shadow_of(r, LLVMGetOperand(inst, 0), inst));
+    drop_metadata(bits);
+    LLVMInsertIntoBuilderWithName(r->ab, bits, "shadow");
+    vset_add(&r->shadow_code, bits);
+    vmap_put(&r->shadow, inst, bits);
+    return true;
+  }
+  LLVMValueRef value = LLVMIsAStoreInst(inst) ? LLVMGetOperand(inst, 0) : NULL;
+  if (!value || copy_of(r, value) != value || !is_varied(r, LLVMGetOperand(inst, 1)))
+    return false;
+  LLVMValueRef copy = LLVMInstructionClone(inst);
+  LLVMSetOperand(copy, 0, vmap_get(&r->shadow, value));
+  LLVMSetOperand(copy, 1, shadow_of(r, LLVMGetOperand(inst, 1), inst));
+  drop_metadata(copy);
+  LLVMInsertIntoBuilder(r->ab, copy);
+  vset_add(&r->shadow_code, copy);
+  return true;
+}
+
 static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  if (augment_pointer_copy(r, inst))
+    return;
   if (op == LLVMCall) {
     if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)))
       return;
@@ -772,6 +1018,13 @@ static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
 
 static LLVMValueRef primal(Reverse *r, LLVMValueRef v);
 
+/* A field of a call's result is recorded alone, not the whole result. */
+static bool recompute(Reverse *r, LLVMValueRef v) {
+  if (LLVMIsAExtractValueInst(v) && LLVMIsACallInst(LLVMGetOperand(v, 0)))
+    return false;
+  return recomputable(v) || repeatable_load(r, v);
+}
+
 static LLVMValueRef iteration_slot(Reverse *r, CountedLoop *loop) {
   if (!loop->slot) {
     LLVMBuilderRef entry = LLVMCreateBuilderInContext(ctx());
@@ -828,7 +1081,7 @@ static LLVMValueRef primal(Reverse *r, LLVMValueRef v) {
   if (known)
     return known;
   LLVMValueRef value = counted_value(r, v);
-  if (!value && (recomputable(v) || repeatable_load(r, v))) {
+  if (!value && recompute(r, v)) {
     value = LLVMInstructionClone(v);
     for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
       LLVMSetOperand(value, (unsigned)i, primal(r, LLVMGetOperand(v, (unsigned)i)));
@@ -877,8 +1130,8 @@ static LLVMValueRef adjoint_slot(Reverse *r, LLVMValueRef v) {
     LLVMPositionBuilderBefore(entry, first);
   else
     LLVMPositionBuilderAtEnd(entry, bb);
-  slot = LLVMBuildAlloca(entry, LLVMTypeOf(v), "adj");
-  LLVMBuildStore(entry, adjoint_zero(LLVMTypeOf(v)), slot);
+  slot = LLVMBuildAlloca(entry, adjoint_type(r, v), "adj");
+  LLVMBuildStore(entry, adjoint_zero(adjoint_type(r, v)), slot);
   LLVMDisposeBuilder(entry);
   vmap_put(&r->adjoint, v, slot);
   return slot;
@@ -910,15 +1163,15 @@ static void add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta) {
   if (!has_adjoint(r, v))
     return;
   LLVMValueRef slot = adjoint_slot(r, v);
-  LLVMValueRef old = LLVMBuildLoad2(r->b, LLVMTypeOf(v), slot, "");
+  LLVMValueRef old = LLVMBuildLoad2(r->b, adjoint_type(r, v), slot, "");
   LLVMBuildStore(r->b, add_any(r->b, old, delta), slot);
 }
 
 /* Reads the adjoint of `v` and zeroes its slot: `v`'s definition is passed. */
 static LLVMValueRef take_adjoint(Reverse *r, LLVMValueRef v) {
   LLVMValueRef slot = adjoint_slot(r, v);
-  LLVMValueRef a = LLVMBuildLoad2(r->b, LLVMTypeOf(v), slot, "adj");
-  LLVMBuildStore(r->b, adjoint_zero(LLVMTypeOf(v)), slot);
+  LLVMValueRef a = LLVMBuildLoad2(r->b, adjoint_type(r, v), slot, "adj");
+  LLVMBuildStore(r->b, adjoint_zero(adjoint_type(r, v)), slot);
   return a;
 }
 
@@ -948,7 +1201,7 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
 
 static void reverse_store(Reverse *r, LLVMValueRef store) {
   LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
-  LLVMTypeRef type = LLVMTypeOf(value);
+  LLVMTypeRef type = adjoint_type(r, value);
   if (!is_varied(r, at) || !kn_type_has_floats(type))
     return;
   LLVMValueRef shadow = primal(r, shadow_of(r, at, store));
@@ -1081,10 +1334,24 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   switch (rule->kind) {
   case RULE_ALLOC:
   case RULE_CALLOC:
+  case RULE_POSIX_MEMALIGN:
     call_free(r->b, primal(r, vmap_get(&r->shadow, call)));
     if (vset_has(&r->stack_on_heap, call))
       call_free(r->b, primal(r, call));
     return;
+  case RULE_REALLOC: {
+    LLVMValueRef shadow = primal(r, vmap_get(&r->shadow, call)), old = LLVMGetOperand(call, 0);
+    MemoryTypes m = memory_types(r, call, old);
+    if (is_varied(r, old) && m.floats && !m.mixed_floats) {
+      LLVMValueRef old_shadow = primal(r, shadow_of(r, old, call));
+      LLVMValueRef fn = memcpy_reverse_function(m.floats);
+      LLVMValueRef args[3] = {old_shadow, shadow,
+                              kept_bytes(r->b, old_shadow, primal(r, LLVMGetOperand(call, 1)))};
+      LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
+    }
+    call_free(r->b, shadow);
+    return;
+  }
   case RULE_MEMSET:
     if (is_varied(r, dst))
       LLVMBuildMemSet(r->b, primal(r, shadow_of(r, dst, call)), zero_byte(),
@@ -1153,10 +1420,13 @@ static void reverse_structural(Reverse *r, LLVMValueRef inst, LLVMValueRef a) {
   case LLVMFPTrunc:
     add_adjoint(r, x, LLVMBuildFPCast(r->b, a, xt, ""));
     return;
-  case LLVMBitCast:
-    if (kn_type_has_floats(xt))
-      add_adjoint(r, x, LLVMBuildBitCast(r->b, a, xt, ""));
+  case LLVMBitCast: {
+    /* Back to the operand's type, or to the float type an integer copy moves. */
+    LLVMTypeRef to = adjoint_type(r, x);
+    if (kn_type_has_floats(to))
+      add_adjoint(r, x, to == LLVMTypeOf(a) ? a : LLVMBuildBitCast(r->b, a, to, ""));
     return;
+  }
   case LLVMFreeze:
     add_adjoint(r, x, a);
     return;
@@ -1383,6 +1653,31 @@ static unsigned field_of(BlockRecord *record, LLVMValueRef root) {
       return (unsigned)i;
   arrput(record->roots, root);
   return (unsigned)arrlen(record->roots) - 1;
+}
+
+/* Partials that did not need a value leave its reads unused: they go before
+ * they cost a record. Placeholders are left to layout_records. */
+static void erase_dead_code(Reverse *r) {
+  ValueSet placeholders = {0};
+  for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++)
+    vset_add(&placeholders, r->placeholders[i].load);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->rev); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef inst = LLVMGetFirstInstruction(bb);
+      while (inst) {
+        LLVMValueRef next = LLVMGetNextInstruction(inst);
+        bool pure = recomputable(inst) || (LLVMIsALoadInst(inst) && !LLVMGetVolatile(inst));
+        if (pure && !LLVMGetFirstUse(inst) && !vset_has(&placeholders, inst)) {
+          LLVMInstructionEraseFromParent(inst);
+          changed = true;
+        }
+        inst = next;
+      }
+    }
+  }
+  vset_free(&placeholders);
 }
 
 static void layout_records(Reverse *r) {
@@ -1615,6 +1910,9 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   keep_stack_alive(&r);
   seed_parameters(&r, primals, shadows);
   activity_find_varied(&r.varied, r.blocks, false);
+  find_memory_objects(&r);
+  find_integer_copies(&r);
+  activity_find_varied(&r.varied, r.blocks, false);
   augment(&r);
   r.cfg = cfg_build(aug);
   count_loops(&r);
@@ -1627,6 +1925,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   if (!r.failed && !r.ret_block)
     fail(&r, NULL, "it never returns%s", "");
   if (!r.failed) {
+    erase_dead_code(&r);
     layout_records(&r);
     LLVMTypeRef tape = tape_type(&r);
     write_records(&r, tape);
@@ -1648,6 +1947,8 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   vmap_free(&r.from);
   vmap_free(&r.memo);
   arrfree(r.calls);
+  vmap_free(&r.copied_as);
+  vmap_free(&r.object_parent);
   for (ptrdiff_t i = 0; i < arrlen(r.loops); i++)
     vmap_free(&r.loops[i].exit_count);
   arrfree(r.loops);

@@ -3,6 +3,8 @@
  * them work (block addresses, personality functions). */
 #include "kinase.h"
 
+#include <string.h>
+
 /* An empty asm statement (asm volatile("" ::: "memory")) only orders the
  * compiler; it touches no value. */
 static bool is_barrier_asm(LLVMValueRef call) {
@@ -10,6 +12,16 @@ static bool is_barrier_asm(LLVMValueRef call) {
   const char *text = LLVMGetInlineAsmAsmString(LLVMGetCalledValue(call), &len);
   return len == 0 && text && LLVMGetNumArgOperands(call) == 0 &&
          LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMVoidTypeKind;
+}
+
+static bool is_nonlocal_jump(LLVMValueRef call) {
+  static const char *const names[] = {"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp",
+                                      "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk"};
+  LLVMValueRef callee = kn_called_function(call);
+  for (size_t i = 0; callee && i < sizeof names / sizeof *names; i++)
+    if (!strcmp(kn_function_name(callee), names[i]))
+      return true;
+  return false;
 }
 
 static const char *refused(LLVMValueRef inst) {
@@ -29,6 +41,8 @@ static const char *refused(LLVMValueRef inst) {
   case LLVMCall:
     if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) && !is_barrier_asm(inst))
       return "it contains inline assembly";
+    if (is_nonlocal_jump(inst))
+      return "it uses setjmp or longjmp, which Kinase does not differentiate";
     return NULL;
   default:
     return NULL;

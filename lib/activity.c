@@ -17,6 +17,55 @@ bool activity_differentiable_type(LLVMTypeRef type) {
   return kn_type_has_floats(type) || kn_is_pointer_type(type);
 }
 
+static bool returns_fresh_memory(LLVMValueRef fn, int depth);
+
+/* Whether `v` is memory just allocated: an allocation call, a call of a
+ * function returning such memory, or (unoptimised code) a load of a local
+ * slot every store to which is such memory. `depth` bounds the search. */
+static bool is_fresh(LLVMValueRef v, int depth) {
+  if (depth > 6)
+    return false;
+  LLVMValueRef object = kn_underlying_object(v);
+  if (LLVMIsACallInst(object)) {
+    const Rule *rule = rule_for_call(object);
+    if (rule)
+      return rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC || rule->kind == RULE_REALLOC;
+    return returns_fresh_memory(kn_called_function(object), depth + 1);
+  }
+  if (!LLVMIsALoadInst(object) || !LLVMIsAAllocaInst(LLVMGetOperand(object, 0)))
+    return false;
+  bool any = false;
+  for (LLVMUseRef use = LLVMGetFirstUse(LLVMGetOperand(object, 0)); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == LLVMGetOperand(object, 0)) {
+      if (!is_fresh(LLVMGetOperand(user, 0), depth + 1))
+        return false;
+      any = true;
+    } else if (!LLVMIsALoadInst(user) && !LLVMIsACallInst(user)) {
+      return false; /* the slot's address escapes */
+    }
+  }
+  return any;
+}
+
+/* A function that returns memory it allocated: what it returns has a shadow
+ * even when its arguments are inactive. */
+static bool returns_fresh_memory(LLVMValueRef fn, int depth) {
+  if (!fn || LLVMIsDeclaration(fn) ||
+      LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(fn))) != LLVMPointerTypeKind)
+    return false;
+  bool any = false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
+    if (!ret || LLVMGetInstructionOpcode(ret) != LLVMRet)
+      continue;
+    if (!is_fresh(LLVMGetOperand(ret, 0), depth))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 static bool call_is_varied(ValueSet *varied, LLVMValueRef call) {
   unsigned nargs = LLVMGetNumArgOperands(call);
   const Rule *rule = rule_for_call(call);
@@ -39,7 +88,7 @@ static bool call_is_varied(ValueSet *varied, LLVMValueRef call) {
   bool differentiable = callee && (!LLVMIsDeclaration(callee) ||
                                    (custom && (custom->forward || custom->augmented)));
   return differentiable && activity_differentiable_type(LLVMTypeOf(call)) &&
-         activity_any_operand(varied, call, 0, nargs);
+         (activity_any_operand(varied, call, 0, nargs) || returns_fresh_memory(callee, 0));
 }
 
 void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *count) {
@@ -107,4 +156,13 @@ void activity_find_varied(ValueSet *varied, LLVMBasicBlockRef *blocks, bool int_
             (int_bits || activity_differentiable_type(LLVMTypeOf(inst))))
           changed |= vset_add(varied, inst);
   }
+}
+
+bool activity_can_carry_derivative(LLVMValueRef call) {
+  if (activity_differentiable_type(LLVMTypeOf(call)))
+    return true;
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++)
+    if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(call, i))))
+      return true;
+  return false;
 }

@@ -236,17 +236,6 @@ static bool any_arg_varied(Forward *f, LLVMValueRef call) {
   return any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call));
 }
 
-/* A call that takes no pointer and returns nothing differentiable (lround,
- * isnan) can pass no derivative on, whatever it is. */
-static bool can_carry_derivative(LLVMValueRef call) {
-  if (activity_differentiable_type(LLVMTypeOf(call)))
-    return true;
-  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++)
-    if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(call, i))))
-      return true;
-  return false;
-}
-
 /* A registered tangent function takes every argument, each pointer or float
  * followed by its tangent, and returns the result's tangent. */
 static void call_custom_forward(Forward *f, LLVMValueRef call, LLVMValueRef tangent_fn) {
@@ -308,7 +297,8 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
     memory_call(f, call, rule);
     return;
   }
-  if (!any_arg_varied(f, call) || !can_carry_derivative(call))
+  bool carries = any_arg_varied(f, call) && activity_can_carry_derivative(call);
+  if (!carries && !is_varied(f, call))
     return;
   LLVMValueRef callee = kn_called_function(call);
   if (!callee) {

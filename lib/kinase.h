@@ -179,6 +179,9 @@ bool loop_contains(Loop *loop, LLVMBasicBlockRef bb);
 void activity_find_varied(ValueSet *varied, LLVMBasicBlockRef *blocks, bool int_bits);
 bool activity_any_operand(ValueSet *varied, LLVMValueRef inst, unsigned first, unsigned count);
 bool activity_differentiable_type(LLVMTypeRef type); /* holds floats, or is a pointer */
+/* A call that takes no pointer and returns nothing differentiable (lround,
+ * isnan) can pass no derivative on, whatever it is. */
+bool activity_can_carry_derivative(LLVMValueRef call);
 /* Operands [first, first+count) of a linear, structural instruction (casts,
  * GEPs, loads, aggregate and vector moves, select): the instruction applied
  * to their tangents gives its tangent. count 0 for other instructions. */

@@ -35,7 +35,8 @@ LLVMValueRef math_fdiv(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
 }
 LLVMValueRef math_fneg(LLVMBuilderRef b, LLVMValueRef x) { return LLVMBuildFNeg(b, x, ""); }
 
-/* Functions the NVPTX backend lowers itself; the rest go to libdevice. */
+/* Functions the NVPTX backend lowers itself; the rest go to libdevice. On
+ * the CPU, functions without an intrinsic (j0, y1) go to libm. */
 static const char *const gpu_native[] = {"sqrt", "fabs", "copysign", "trunc", "floor", "fma"};
 
 static bool gpu_has_native(const char *name) {
@@ -45,11 +46,12 @@ static bool gpu_has_native(const char *name) {
   return false;
 }
 
-static LLVMValueRef call_libdevice(LLVMBuilderRef b, const char *name, LLVMValueRef *args,
-                                   unsigned nargs) {
+/* A call of prefix+name, with the float suffix for floats. */
+static LLVMValueRef call_library(LLVMBuilderRef b, const char *prefix, const char *name,
+                                 LLVMValueRef *args, unsigned nargs) {
   LLVMTypeRef type = LLVMTypeOf(args[0]);
   bool single = LLVMGetTypeKind(type) == LLVMFloatTypeKind;
-  char *symbol = kn_strdup_printf("__nv_%s%s", name, single ? "f" : "");
+  char *symbol = kn_strdup_printf("%s%s%s", prefix, name, single ? "f" : "");
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, symbol);
   LLVMTypeRef params[4];
   for (unsigned i = 0; i < nargs; i++)
@@ -63,12 +65,12 @@ static LLVMValueRef call_libdevice(LLVMBuilderRef b, const char *name, LLVMValue
 
 LLVMValueRef math_call(LLVMBuilderRef b, const char *name, LLVMValueRef *args, unsigned nargs) {
   if (kn_module.gpu && !gpu_has_native(name))
-    return call_libdevice(b, name, args, nargs);
+    return call_library(b, "__nv_", name, args, nargs);
   char intrinsic[64];
   int len = snprintf(intrinsic, sizeof intrinsic, "llvm.%s", name);
   unsigned id = LLVMLookupIntrinsicID(intrinsic, (size_t)len);
   if (!id)
-    kn_die("no intrinsic %s", intrinsic);
+    return call_library(b, "", name, args, nargs);
   /* powi and ldexp are overloaded on their integer operand too. */
   LLVMTypeRef overloads[2] = {LLVMTypeOf(args[0]), nargs > 1 ? LLVMTypeOf(args[1]) : NULL};
   unsigned noverloads = (!strcmp(name, "powi") || !strcmp(name, "ldexp")) ? 2 : 1;

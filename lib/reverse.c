@@ -708,7 +708,9 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     }
     if (rule)
       return;
-    if (!activity_any_operand(&r->varied, inst, 0, LLVMGetNumArgOperands(inst)))
+    bool carries = activity_any_operand(&r->varied, inst, 0, LLVMGetNumArgOperands(inst)) &&
+                   activity_can_carry_derivative(inst);
+    if (!carries && !is_varied(r, inst))
       return;
     LLVMValueRef callee = kn_called_function(inst);
     if (!callee)
@@ -1199,17 +1201,25 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
   LLVMSetAlignment(store, LLVMGetAlignment(load));
 }
 
+/* A store overwrites what its location held: the adjoint there goes to the
+ * stored value, and the location's shadow is cleared. An integer 0 into
+ * memory of floats (a memset turned into a store) clears it too. */
 static void reverse_store(Reverse *r, LLVMValueRef store) {
   LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
   LLVMTypeRef type = adjoint_type(r, value);
-  if (!is_varied(r, at) || !kn_type_has_floats(type))
+  bool clears_floats = kn_type_has_floats(type) ||
+                       (LLVMIsNull(value) && !kn_is_pointer_type(type) &&
+                        memory_types(r, at, at).floats);
+  if (!is_varied(r, at) || !clears_floats)
     return;
   LLVMValueRef shadow = primal(r, shadow_of(r, at, store));
-  LLVMValueRef old = LLVMBuildLoad2(r->b, type, shadow, "");
+  LLVMValueRef old = kn_type_has_floats(type) ? LLVMBuildLoad2(r->b, type, shadow, "") : NULL;
   LLVMValueRef zero = LLVMBuildStore(r->b, LLVMConstNull(type), shadow);
-  LLVMSetAlignment(old, LLVMGetAlignment(store));
   LLVMSetAlignment(zero, LLVMGetAlignment(store));
-  add_adjoint(r, value, old);
+  if (old) {
+    LLVMSetAlignment(old, LLVMGetAlignment(store));
+    add_adjoint(r, value, old);
+  }
 }
 
 static void add_out_adjoints(Reverse *r, const Signature *sig, LLVMValueRef *primals,
@@ -1291,7 +1301,9 @@ static void reverse_model_call(Reverse *r, LLVMValueRef call, LLVMValueRef model
 }
 
 /* kinase.memcpy.reverse.<T>(dsrc, ddst, bytes): dsrc[i] += ddst[i];
- * ddst[i] = 0 for the elements of type T. */
+ * ddst[i] = 0 for the elements of type T. For an overlapping memmove the
+ * order matters: each ddst[i] is read before it is written as a dsrc[j],
+ * downwards when ddst lies below dsrc. */
 static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element) {
   char *name = kn_strdup_printf("kinase.memcpy.reverse.%s",
                                 LLVMGetTypeKind(element) == LLVMFloatTypeKind ? "f32" : "f64");
@@ -1311,17 +1323,20 @@ static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element) {
   LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef n = LLVMBuildUDiv(b, LLVMGetParam(fn, 2),
                                  const64(LLVMABISizeOfType(kn_module.layout, element)), "n");
+  LLVMValueRef downwards = LLVMBuildICmp(b, LLVMIntULT, LLVMGetParam(fn, 1), LLVMGetParam(fn, 0), "");
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, n, const64(0), ""), done, loop);
   LLVMPositionBuilderAtEnd(b, loop);
-  LLVMValueRef i = LLVMBuildPhi(b, i64(), "i");
+  LLVMValueRef j = LLVMBuildPhi(b, i64(), "j");
+  LLVMValueRef last = LLVMBuildSub(b, LLVMBuildSub(b, n, const64(1), ""), j, "");
+  LLVMValueRef i = LLVMBuildSelect(b, downwards, last, j, "i");
   LLVMValueRef src = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 0), &i, 1, "");
   LLVMValueRef dst = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 1), &i, 1, "");
   LLVMValueRef sum = LLVMBuildFAdd(b, LLVMBuildLoad2(b, element, src, ""),
                                    LLVMBuildLoad2(b, element, dst, ""), "");
   LLVMBuildStore(b, sum, src);
   LLVMBuildStore(b, LLVMConstNull(element), dst);
-  LLVMValueRef next = LLVMBuildAdd(b, i, const64(1), "");
-  LLVMAddIncoming(i, (LLVMValueRef[]){const64(0), next}, (LLVMBasicBlockRef[]){entry, loop}, 2);
+  LLVMValueRef next = LLVMBuildAdd(b, j, const64(1), "");
+  LLVMAddIncoming(j, (LLVMValueRef[]){const64(0), next}, (LLVMBasicBlockRef[]){entry, loop}, 2);
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, next, n, ""), done, loop);
   LLVMPositionBuilderAtEnd(b, done);
   LLVMBuildRetVoid(b);

@@ -19,7 +19,7 @@ import lit.util
 
 config.name = "Kinase"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".ll", ".c", ".cu"]
+config.suffixes = [".ll", ".c", ".cu", ".test"]
 config.excludes = ["include", "tools", "Inputs", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kinase_obj_root, "test")
@@ -56,6 +56,9 @@ config.environment.update({
 config.substitutions += [
     ("%clang-plugin", "%s -fpass-plugin=%s -I%s" % (clang, config.kinase_plugin, include_dir)),
     ("%kinase-cc", config.kinase_cc),
+    ("%kinase-opt", os.path.join(config.kinase_obj_root, "bin", "kinase-opt")),
+    ("%fuzz-structural", os.path.join(config.kinase_src_root, "tools", "fuzz-structural.sh")),
+    ("%sanitize-corpus", os.path.join(config.kinase_src_root, "tools", "sanitize-corpus.sh")),
     ("%cuda-root", config.cuda_root),
     ("%check-c", check_c),
     ("%testinc", "-I" + test_include_dir),

@@ -99,11 +99,17 @@ static LLVMValueRef gaussian(LLVMBuilderRef b, LLVMValueRef x, double scale) {
 PARTIAL(partial_erf) { UNUSED; return gaussian(b, X, TWO_OVER_SQRT_PI); }
 PARTIAL(partial_erfc) { UNUSED; return gaussian(b, X, -TWO_OVER_SQRT_PI); }
 PARTIAL(partial_hypot) { UNUSED; return math_fdiv(b, args[i], y); }
+/* sign(x), with sign(-0) = -1 as Enzyme has it. */
 PARTIAL(partial_fabs) {
   UNUSED;
-  LLVMValueRef negative = LLVMBuildFCmp(b, LLVMRealOLT, X, K(0.0), "");
-  return select_const(b, negative, LLVMTypeOf(X), -1.0, 1.0);
+  LLVMValueRef sign[2] = {K(1.0), X};
+  return math_call(b, "copysign", sign, 2);
 }
+/* Bessel functions: j0' = -j1, y0' = -y1, j1' = j0 - j1 / x, y1' = y0 - y1 / x. */
+PARTIAL(partial_j0) { UNUSED; return math_fneg(b, call1(b, "j1", X)); }
+PARTIAL(partial_y0) { UNUSED; return math_fneg(b, call1(b, "y1", X)); }
+PARTIAL(partial_j1) { UNUSED; return math_fsub(b, call1(b, "j0", X), math_fdiv(b, y, X)); }
+PARTIAL(partial_y1) { UNUSED; return math_fsub(b, call1(b, "y0", X), math_fdiv(b, y, X)); }
 /* fma(a, b, c) = a * b + c. */
 PARTIAL(partial_fma) {
   UNUSED;

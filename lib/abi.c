@@ -19,6 +19,12 @@ static const struct {
     {"enzyme_out", ACT_OUT},
 };
 
+/* Markers of Enzyme's batch and split modes, not supported yet. */
+static const char *const unsupported_markers[] = {
+    "enzyme_width", "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_tape", "enzyme_allocated",
+    "enzyme_nocache", "enzyme_primal_return", "enzyme_noret", "enzyme_scalar", "enzyme_vector",
+};
+
 /* A marker global is named like the marker; as a C++ internal variable
  * (static __device__ int enzyme_dup) it is mangled _ZL10enzyme_dup, and
  * with -fgpu-rdc clang may append __static__<id>. */
@@ -31,12 +37,25 @@ static bool is_marker_name(const char *name, const char *marker) {
   return !strncmp(name, marker, n) && (!name[n] || !strncmp(name + n, "__static__", 10));
 }
 
-/* The marker an argument is (its global, or a load of it), or -1. */
-static int marker_of(LLVMValueRef arg) {
+static LLVMValueRef marker_global(LLVMValueRef arg) {
   LLVMValueRef v = kn_strip_casts(arg);
   if (LLVMIsALoadInst(v))
     v = kn_strip_casts(LLVMGetOperand(v, 0));
-  if (!LLVMIsAGlobalVariable(v))
+  return LLVMIsAGlobalVariable(v) ? v : NULL;
+}
+
+static const char *unsupported_marker(LLVMValueRef arg) {
+  LLVMValueRef v = marker_global(arg);
+  for (size_t i = 0; v && i < sizeof unsupported_markers / sizeof *unsupported_markers; i++)
+    if (is_marker_name(kn_value_name(v), unsupported_markers[i]))
+      return unsupported_markers[i];
+  return NULL;
+}
+
+/* The marker an argument is (its global, or a load of it), or -1. */
+static int marker_of(LLVMValueRef arg) {
+  LLVMValueRef v = marker_global(arg);
+  if (!v)
     return -1;
   for (size_t i = 0; i < sizeof markers / sizeof *markers; i++)
     if (is_marker_name(kn_value_name(v), markers[i].name))
@@ -118,6 +137,10 @@ static bool read_arguments(Request *r, Signature *sig) {
     return request_error(r, "'%s' has more than %d parameters", kn_function_name(r->fn),
                          KN_MAX_PARAMS);
   sig->nparams = nparams;
+  for (unsigned k = cursor; k < nactual; k++)
+    if (unsupported_marker(LLVMGetOperand(r->call, k)))
+      return request_error(r, "marker '%s' (Enzyme's batch or split mode) is not supported yet",
+                           unsupported_marker(LLVMGetOperand(r->call, k)));
   for (unsigned i = 0; i < nparams; i++) {
     LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(r->fn, i));
     int marker = cursor < nactual ? marker_of(LLVMGetOperand(r->call, cursor)) : -1;

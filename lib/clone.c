@@ -3,6 +3,7 @@
  * because their incoming blocks are not operands. */
 #include "kinase.h"
 
+#include <stb/stb_ds.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,4 +121,37 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   }
   move_body(copy, deriv, primals);
   return true;
+}
+
+/* Collects the writes through `ptr` (and pointers derived by GEPs and
+ * casts); false when the memory is also read or the pointer escapes. */
+static bool only_written(LLVMValueRef ptr, LLVMValueRef **writes) {
+  for (LLVMUseRef use = LLVMGetFirstUse(ptr); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == ptr && LLVMGetOperand(user, 0) != ptr) {
+      arrput(*writes, user);
+      continue;
+    }
+    if (LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user) || LLVMIsAAddrSpaceCastInst(user)) {
+      if (LLVMGetOperand(user, 0) != ptr || !only_written(user, writes))
+        return false;
+      continue;
+    }
+    const Rule *rule = LLVMIsACallInst(user) ? rule_for_call(user) : NULL;
+    bool fills = rule && (rule->kind == RULE_MEMSET || rule->kind == RULE_MEMCPY) &&
+                 LLVMGetOperand(user, 0) == ptr &&
+                 (rule->kind == RULE_MEMSET || LLVMGetOperand(user, 1) != ptr);
+    if (!fills)
+      return false;
+    arrput(*writes, user);
+  }
+  return true;
+}
+
+void drop_unneeded_writes(LLVMValueRef param) {
+  LLVMValueRef *writes = NULL;
+  if (only_written(param, &writes))
+    for (ptrdiff_t i = 0; i < arrlen(writes); i++)
+      LLVMInstructionEraseFromParent(writes[i]);
+  arrfree(writes);
 }

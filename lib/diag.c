@@ -5,12 +5,16 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stb/stb_ds.h>
 #include <stdlib.h>
 
 void kn_report_error(LLVMContextRef context, LLVMValueRef function, LLVMMetadataRef location,
                      const char *message);
 
 static int error_count;
+/* One function differentiated twice (both modes, several activities) would
+ * say the same thing twice. */
+static struct { char *key; int value; } *said;
 
 int kn_error_count(void) { return error_count; }
 
@@ -62,7 +66,14 @@ void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
                   : function ? kn_strdup_printf("kinase: in function '%s': %s%s",
                                                 kn_function_name(function), what, hint)
                              : kn_strdup_printf("kinase: %s", what);
-  error_count++;
-  kn_report_error(kn_module.ctx, function, location, message);
+  char *key = kn_strdup_printf("%p|%s", (void *)location, message);
+  if (!said)
+    sh_new_strdup(said);
+  if (shgeti(said, key) < 0) {
+    shput(said, key, 1);
+    error_count++;
+    kn_report_error(kn_module.ctx, function, location, message);
+  }
+  free(key);
   free(message);
 }

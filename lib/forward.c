@@ -440,6 +440,9 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
     fill_phi_tangents(&f);
   if (!f.failed)
     rewrite_returns(&f);
+  for (unsigned i = 0; i < sig->nparams && !f.failed; i++)
+    if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
+      drop_unneeded_writes(primals[i]);
   arrfree(blocks);
   arrfree(f.phis);
   vmap_free(&f.tangent);

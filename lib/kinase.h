@@ -124,6 +124,9 @@ void move_body(LLVMValueRef from, LLVMValueRef to, LLVMValueRef *args);
  * with an error reported, when sig->fn holds a construct Kinase refuses. */
 bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
                            LLVMValueRef *shadows);
+/* enzyme_dupnoneed: the primal of `param` is not needed. Its writes go
+ * (the caller may pass NULL) unless the function also reads that memory. */
+void drop_unneeded_writes(LLVMValueRef param);
 void simplify_before(LLVMValueRef fn);
 void simplify_after(LLVMValueRef fn);
 void strip_debug_locations(LLVMValueRef fn);

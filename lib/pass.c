@@ -26,6 +26,23 @@ static const struct {
     {"__enzyme_autodiff", MODE_REVERSE},
 };
 
+/* Enzyme entry points Kinase does not implement yet: an error at the call
+ * rather than an undefined symbol at link time. */
+static const char *const unsupported_entry_points[] = {
+    "__enzyme_augmentfwd", "__enzyme_reverse", "__enzyme_virtualreverse", "__enzyme_batch",
+    "__enzyme_iter", "__enzyme_autodiff_deferred", "__enzyme_fwddiff_deferred",
+};
+
+static void refuse_unsupported(LLVMValueRef call) {
+  LLVMValueRef callee = kn_called_function(call);
+  for (size_t e = 0; callee && e < sizeof unsupported_entry_points / sizeof *unsupported_entry_points; e++)
+    if (strstr(kn_function_name(callee), unsupported_entry_points[e])) {
+      kn_error(call, NULL, "%s is not supported yet (Kinase has __enzyme_autodiff and __enzyme_fwddiff)",
+               unsupported_entry_points[e]);
+      return;
+    }
+}
+
 typedef struct {
   LLVMValueRef call;
   Mode mode;
@@ -47,6 +64,8 @@ static Request *find_requests(void) {
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
         int e = LLVMIsACallInst(inst) ? entry_point_of(inst) : -1;
+        if (LLVMIsACallInst(inst) && e < 0)
+          refuse_unsupported(inst);
         if (e >= 0)
           arrput(requests, ((Request){inst, entry_points[e].mode}));
       }

@@ -1947,6 +1947,9 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
     read_records(&r, tape);
     finish_exit(&r, tape);
     finish_aug_return(&r);
+    for (unsigned i = 0; i < sig->nparams; i++)
+      if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
+        drop_unneeded_writes(primals[i]);
   }
   for (ptrdiff_t i = 0; i < arrlen(r.records); i++)
     arrfree(r.records[i].roots);

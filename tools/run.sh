@@ -51,12 +51,13 @@ if [[ ! -f $results ]]; then
   exit 1
 fi
 
-# passed: PASS and XFAIL; failed: FAIL, XPASS, UNRESOLVED, TIMEOUT; skipped: UNSUPPORTED.
+# passed: PASS; failed: FAIL, XPASS, UNRESOLVED, TIMEOUT; skipped: UNSUPPORTED, and
+# XFAIL (known gaps: each such test names what is not supported yet).
 counts=$(python3 - "$results" <<'PY'
 import json, sys
 tests = json.load(open(sys.argv[1]))["tests"]
 failed = sum(1 for t in tests if not t["expected"])
-skipped = sum(1 for t in tests if t["expected"] and t["status"] == "SKIP")
+skipped = sum(1 for t in tests if t["expected"] and t["status"] in ("SKIP", "FAIL"))
 passed = len(tests) - failed - skipped
 print(passed, failed, skipped)
 PY

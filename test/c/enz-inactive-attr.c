@@ -1,0 +1,31 @@
+// RUN: %check-c %s %t
+// XFAIL: *
+// Not supported yet: __attribute__((enzyme_inactive)) needs a clang frontend plugin.
+// Functions marked inactive with Enzyme's source attributes
+// __attribute__((enzyme_inactive)) and
+// __attribute__((enzyme_inactive_noblock)): calls of them contribute no
+// derivative, in reverse and forward mode, even though their results depend
+// on the active argument.
+#include <math.h>
+#include <stdio.h>
+#include "check.h"
+
+double __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
+
+__attribute__((enzyme_inactive)) double twice_like(double a) { return 2 * a; }
+__attribute__((enzyme_inactive_noblock)) double thrice_like(double a) { return 3 * a; }
+
+double use_inactive(double a) { return twice_like(a) + a * a; }
+double use_noblock(double a) { return thrice_like(a) * a; }
+
+int main(void)
+{
+  double a = 1.5;
+  check_close("enzyme_inactive, reverse", __enzyme_autodiff((void *)use_inactive, a), 2 * a, 1e-14);
+  check_close("enzyme_inactive, forward", __enzyme_fwddiff((void *)use_inactive, a, 1.0), 2 * a, 1e-14);
+  /* thrice_like(a) is a constant 3a: d/da (3a0) a = 3 a0 */
+  check_close("enzyme_inactive_noblock, reverse", __enzyme_autodiff((void *)use_noblock, a), 3 * a, 1e-14);
+  check_close("enzyme_inactive_noblock, forward", __enzyme_fwddiff((void *)use_noblock, a, 1.0), 3 * a, 1e-14);
+  return check_exit();
+}

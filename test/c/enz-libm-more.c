@@ -1,0 +1,55 @@
+// RUN: %check-c %s %t
+// XFAIL: *
+// Not supported yet: jn, lgamma, tgamma and sincos have no rules.
+// Less common libm functions in both modes, each against a central
+// difference: Bessel functions j0, j1, jn, y0, y1, the gamma functions
+// lgamma and tgamma, and sincos; and functions that return integers or
+// piecewise-constant values of an active argument (lround, lrint, ilogb,
+// logb), which only contribute zero derivatives and must not stop
+// differentiation.
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include "check.h"
+
+double __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
+
+double bessel(double x) { return j0(x) + 2 * j1(x) + jn(3, x) + y0(x) * y1(x); }
+double gammas(double x) { return lgamma(x) + tgamma(x) * 0.5; }
+double sc(double x)
+{
+  double s, c;
+  sincos(x, &s, &c);
+  return s * c + s;
+}
+double steps(double x)
+{
+  long r = lround(x * 3.0);
+  long q = lrint(x * 5.0);
+  int e = ilogb(x);
+  double b = logb(x * 7.0);
+  return x * x * (double)(r + q + e) + b;
+}
+
+int main(void)
+{
+  static const double xs[] = {0.8, 1.7, 3.3};
+  char what[64];
+  for (int k = 0; k < 3; k++) {
+    double x = xs[k];
+#define CASE(f)                                                                    \
+  do {                                                                             \
+    double fd = central_difference(f, x);                                          \
+    snprintf(what, sizeof what, #f " at %g, reverse", x);                          \
+    check_close(what, __enzyme_autodiff((void *)f, x), fd, 1e-6);                  \
+    snprintf(what, sizeof what, #f " at %g, forward", x);                          \
+    check_close(what, __enzyme_fwddiff((void *)f, x, 1.0), fd, 1e-6);              \
+  } while (0)
+    CASE(bessel);
+    CASE(gammas);
+    CASE(sc);
+    CASE(steps);
+  }
+  return check_exit();
+}

@@ -81,6 +81,7 @@ typedef struct {
   LLVMBasicBlockRef *blocks; /* aug blocks, reverse post-order */
   LLVMBasicBlockRef ret_block; /* the one block that returns */
   ValueSet varied;
+  ValueSet useful;         /* values whose adjoint can reach an output */
   ValueSet shadow_code;    /* aug instructions that build shadows, not primal */
   ValueSet stack_on_heap;  /* aug: callocs standing for allocas (see keep_stack_alive) */
   ValueMap object_parent;  /* union-find over underlying objects joined by phis and selects */
@@ -126,8 +127,8 @@ static LLVMTypeRef adjoint_type(Reverse *r, LLVMValueRef v) {
 }
 
 static bool has_adjoint(Reverse *r, LLVMValueRef v) {
-  return (is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v))) ||
-         kn_type_has_floats(adjoint_type(r, v));
+  return vset_has(&r->useful, v) && ((is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v))) ||
+                                     kn_type_has_floats(adjoint_type(r, v)));
 }
 
 static LLVMBasicBlockRef reverse_of(Reverse *r, LLVMBasicBlockRef bb) {
@@ -542,6 +543,8 @@ static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee
     LLVMReplaceAllUsesWith(call, aug.result);
     if (is_varied(r, call))
       vset_add(&r->varied, aug.result);
+    if (vset_has(&r->useful, call))
+      vset_add(&r->useful, aug.result);
     if (LLVMGetTypeKind(ret) == LLVMPointerTypeKind) {
       LLVMValueRef shadow = LLVMBuildExtractValue(r->ab, aug.call, field++, "shadow");
       if (is_varied(r, call))
@@ -590,6 +593,8 @@ static void augment_custom_call(Reverse *r, LLVMValueRef call, const Registratio
       LLVMReplaceAllUsesWith(call, primal);
       if (is_varied(r, call))
         vset_add(&r->varied, primal);
+      if (vset_has(&r->useful, call))
+        vset_add(&r->useful, primal);
       vset_remove(&r->varied, call);
       LLVMInstructionEraseFromParent(call);
     }
@@ -858,6 +863,71 @@ static void keep_stack_alive(Reverse *r) {
     vset_add(&r->stack_on_heap, heap);
   }
   arrfree(allocas);
+}
+
+/* ---- usefulness ----
+ * The other half of activity: a varied value needs an adjoint only if it
+ * can influence an output, i.e. reach the returned value, memory with a
+ * shadow, or a call that is differentiated as a whole. Others get no
+ * reverse code at all. */
+
+static void mark_useful(Reverse *r, LLVMValueRef v, bool *changed) {
+  if ((LLVMIsAInstruction(v) || LLVMIsAArgument(v)) && vset_add(&r->useful, v))
+    *changed = true;
+}
+
+static void mark_operands(Reverse *r, LLVMValueRef inst, unsigned first, unsigned count,
+                          bool *changed) {
+  for (unsigned i = first; i < first + count && i < (unsigned)LLVMGetNumOperands(inst); i++)
+    mark_useful(r, LLVMGetOperand(inst, i), changed);
+}
+
+/* Sinks: stores into shadowed memory and calls differentiated as a whole. */
+static void mark_sinks(Reverse *r, LLVMValueRef inst, bool *changed) {
+  if (LLVMIsAStoreInst(inst) && is_varied(r, LLVMGetOperand(inst, 1)))
+    mark_useful(r, LLVMGetOperand(inst, 0), changed);
+  if (!LLVMIsACallInst(inst))
+    return;
+  const Rule *rule = rule_for_call(inst);
+  if (!rule)
+    mark_operands(r, inst, 0, LLVMGetNumArgOperands(inst), changed);
+}
+
+static void mark_sources(Reverse *r, LLVMValueRef inst, bool *changed) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  unsigned first, count;
+  activity_structural_operands(op, &first, &count);
+  if (count) {
+    mark_operands(r, inst, first, count, changed);
+  } else if (rule_for_opcode(op)) {
+    mark_operands(r, inst, 0, 2, changed);
+  } else if (op == LLVMPHI) {
+    for (unsigned i = 0, n = LLVMCountIncoming(inst); i < n; i++)
+      mark_useful(r, LLVMGetIncomingValue(inst, i), changed);
+  } else if (op == LLVMCall) {
+    const Rule *rule = rule_for_call(inst);
+    if (rule && rule->kind == RULE_MATH)
+      mark_operands(r, inst, 0, rule->arg, changed);
+    else if (rule && rule->kind == RULE_MODEL)
+      mark_operands(r, inst, 0, LLVMGetNumArgOperands(inst), changed);
+  }
+}
+
+static void find_useful(Reverse *r) {
+  bool changed = true;
+  LLVMValueRef ret = r->ret_block ? LLVMGetBasicBlockTerminator(r->ret_block) : NULL;
+  if (r->sig->ret_tangent && ret && LLVMGetNumOperands(ret))
+    mark_useful(r, LLVMGetOperand(ret, 0), &changed);
+  while (changed) {
+    changed = false;
+    for (ptrdiff_t k = arrlen(r->blocks) - 1; k >= 0; k--)
+      for (LLVMValueRef inst = LLVMGetLastInstruction(r->blocks[k]); inst;
+           inst = LLVMGetPreviousInstruction(inst)) {
+        mark_sinks(r, inst, &changed);
+        if (vset_has(&r->useful, inst))
+          mark_sources(r, inst, &changed);
+      }
+  }
 }
 
 /* ---- loops ---- */
@@ -1274,10 +1344,12 @@ static void reverse_user_call(Reverse *r, AugCall *aug) {
     reverse_custom_call(r, aug, a);
     return;
   }
-  sig.ret_tangent = a != NULL;
+  /* The pair was chosen when the call was augmented. */
+  if (sig.ret_tangent && !a)
+    a = LLVMConstNull(LLVMTypeOf(aug->result));
   LLVMValueRef args[2 * KN_MAX_PARAMS + 2];
   unsigned n = call_args(r, aug->call, &sig, aug->args, args, primal);
-  if (a)
+  if (sig.ret_tangent)
     args[n++] = a;
   args[n++] = primal(r, aug->tape);
   LLVMValueRef grads = LLVMBuildCall2(r->b, derive_type(&sig), derive_get(&sig), args, n, "");
@@ -1928,6 +2000,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   find_memory_objects(&r);
   find_integer_copies(&r);
   activity_find_varied(&r.varied, r.blocks, false);
+  find_useful(&r);
   augment(&r);
   r.cfg = cfg_build(aug);
   count_loops(&r);
@@ -1957,6 +2030,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   arrfree(r.placeholders);
   arrfree(r.blocks);
   vset_free(&r.varied);
+  vset_free(&r.useful);
   vset_free(&r.shadow_code);
   vset_free(&r.stack_on_heap);
   vmap_free(&r.shadow);

@@ -65,16 +65,6 @@ static void set_tangent(Forward *f, LLVMValueRef v, LLVMValueRef t) {
   vmap_put(&f->tangent, v, t);
 }
 
-/* Metadata of the primal (ranges, nonnull, alias scopes) may not hold for
- * the shadow. */
-static void drop_metadata(LLVMValueRef inst) {
-  size_t n;
-  LLVMValueMetadataEntry *entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(inst, &n);
-  for (size_t i = 0; i < n; i++)
-    LLVMSetMetadata(inst, LLVMValueMetadataEntriesGetKind(entries, (unsigned)i), NULL);
-  LLVMDisposeValueMetadataEntries(entries);
-}
-
 /* The same instruction with operands [first, first+count) replaced by their
  * tangents: the tangent of a linear, structural instruction, or the shadow
  * twin of a memory operation. */
@@ -82,7 +72,7 @@ static LLVMValueRef twin(Forward *f, LLVMValueRef inst, unsigned first, unsigned
   LLVMValueRef copy = LLVMInstructionClone(inst);
   for (unsigned i = first; i < first + count; i++)
     LLVMSetOperand(copy, i, tangent_of(f, LLVMGetOperand(inst, i), inst));
-  drop_metadata(copy);
+  kn_drop_metadata(copy);
   const char *name = kn_value_name(inst);
   char *dname = kn_strdup_printf("%s%s", *name ? "d." : "", name);
   LLVMInsertIntoBuilderWithName(f->b, copy, dname);
@@ -134,7 +124,7 @@ static void store_tangent(Forward *f, LLVMValueRef store) {
   LLVMValueRef copy = LLVMInstructionClone(store);
   LLVMSetOperand(copy, 0, tangent_of(f, value, store));
   LLVMSetOperand(copy, 1, tangent_of(f, ptr, store));
-  drop_metadata(copy);
+  kn_drop_metadata(copy);
   LLVMInsertIntoBuilder(f->b, copy);
 }
 
@@ -363,13 +353,6 @@ static void emit_tangent(Forward *f, LLVMValueRef inst) {
   }
 }
 
-static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
-  LLVMValueRef inst = LLVMGetFirstInstruction(bb);
-  while (inst && LLVMIsAPHINode(inst))
-    inst = LLVMGetNextInstruction(inst);
-  return inst;
-}
-
 static bool unsupported_instruction(Forward *f, LLVMValueRef inst) {
   if (!unsupported_atomic(&f->varied, inst, f->sig->fn))
     return false;
@@ -385,7 +368,7 @@ static void emit_block(Forward *f, LLVMBasicBlockRef bb) {
     LLVMValueRef inst = insts[k];
     if (LLVMIsATerminatorInst(inst) || unsupported_instruction(f, inst))
       continue;
-    LLVMValueRef next = LLVMIsAPHINode(inst) ? first_non_phi(bb) : LLVMGetNextInstruction(inst);
+    LLVMValueRef next = LLVMIsAPHINode(inst) ? kn_first_non_phi(bb) : LLVMGetNextInstruction(inst);
     LLVMPositionBuilderBefore(f->b, next);
     emit_tangent(f, inst);
   }

@@ -48,6 +48,10 @@ LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);
 LLVMValueRef kn_strip_casts(LLVMValueRef value);
 LLVMValueRef kn_underlying_object(LLVMValueRef ptr); /* through GEPs and casts */
+/* Drops an instruction's metadata (ranges, nonnull, alias scopes): a copy
+ * working on shadows or recomputing a value may not meet it. */
+void kn_drop_metadata(LLVMValueRef inst);
+LLVMValueRef kn_first_non_phi(LLVMBasicBlockRef bb);
 
 /* ---- diag.c: user-facing errors ---- */
 

@@ -454,20 +454,12 @@ static LLVMValueRef shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
   return LLVMConstNull(LLVMTypeOf(v));
 }
 
-static void drop_metadata(LLVMValueRef inst) {
-  size_t n;
-  LLVMValueMetadataEntry *entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(inst, &n);
-  for (size_t i = 0; i < n; i++)
-    LLVMSetMetadata(inst, LLVMValueMetadataEntriesGetKind(entries, (unsigned)i), NULL);
-  LLVMDisposeValueMetadataEntries(entries);
-}
-
 /* The instruction applied to the shadows of operands [first, first+count). */
 static LLVMValueRef shadow_twin(Reverse *r, LLVMValueRef inst, unsigned first, unsigned count) {
   LLVMValueRef copy = LLVMInstructionClone(inst);
   for (unsigned i = first; i < first + count; i++)
     LLVMSetOperand(copy, i, shadow_of(r, LLVMGetOperand(inst, i), inst));
-  drop_metadata(copy);
+  kn_drop_metadata(copy);
   LLVMInsertIntoBuilderWithName(r->ab, copy, "shadow");
   vset_add(&r->shadow_code, copy);
   return copy;
@@ -681,7 +673,7 @@ static bool augment_pointer_copy(Reverse *r, LLVMValueRef inst) {
   if (LLVMIsALoadInst(inst) && copy_of(r, inst) == inst) {
     LLVMValueRef bits = LLVMInstructionClone(inst);
     LLVMSetOperand(bits, 0, shadow_of(r, LLVMGetOperand(inst, 0), inst));
-    drop_metadata(bits);
+    kn_drop_metadata(bits);
     LLVMInsertIntoBuilderWithName(r->ab, bits, "shadow");
     vset_add(&r->shadow_code, bits);
     vmap_put(&r->shadow, inst, bits);
@@ -693,7 +685,7 @@ static bool augment_pointer_copy(Reverse *r, LLVMValueRef inst) {
   LLVMValueRef copy = LLVMInstructionClone(inst);
   LLVMSetOperand(copy, 0, vmap_get(&r->shadow, value));
   LLVMSetOperand(copy, 1, shadow_of(r, LLVMGetOperand(inst, 1), inst));
-  drop_metadata(copy);
+  kn_drop_metadata(copy);
   LLVMInsertIntoBuilder(r->ab, copy);
   vset_add(&r->shadow_code, copy);
   return true;
@@ -762,13 +754,6 @@ static bool unsupported_instruction(Reverse *r, LLVMValueRef inst) {
   return true;
 }
 
-static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
-  LLVMValueRef inst = LLVMGetFirstInstruction(bb);
-  while (inst && LLVMIsAPHINode(inst))
-    inst = LLVMGetNextInstruction(inst);
-  return inst;
-}
-
 /* A block with several distinct predecessors records which one ran. */
 static void add_from_index(Reverse *r, LLVMBasicBlockRef bb) {
   LLVMValueRef phi = NULL;
@@ -803,7 +788,7 @@ static void augment(Reverse *r) {
       LLVMValueRef inst = insts[i];
       if (LLVMIsATerminatorInst(inst) || unsupported_instruction(r, inst))
         continue;
-      LLVMValueRef next = LLVMIsAPHINode(inst) ? first_non_phi(bb) : LLVMGetNextInstruction(inst);
+      LLVMValueRef next = LLVMIsAPHINode(inst) ? kn_first_non_phi(bb) : LLVMGetNextInstruction(inst);
       LLVMPositionBuilderBefore(r->ab, next);
       augment_instruction(r, inst);
     }
@@ -1157,7 +1142,7 @@ static LLVMValueRef primal(Reverse *r, LLVMValueRef v) {
     value = LLVMInstructionClone(v);
     for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
       LLVMSetOperand(value, (unsigned)i, primal(r, LLVMGetOperand(v, (unsigned)i)));
-    drop_metadata(value);
+    kn_drop_metadata(value);
     LLVMInsertIntoBuilder(r->b, value);
   } else if (!value) {
     value = LLVMBuildLoad2(r->b, LLVMTypeOf(v), LLVMGetPoison(ptr()), "");
@@ -1805,7 +1790,7 @@ static LLVMTypeRef tape_type(Reverse *r) {
 /* aug: allocate the tape at entry; append each block's record at its end. */
 static void write_records(Reverse *r, LLVMTypeRef tape) {
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->aug);
-  LLVMPositionBuilderBefore(r->ab, first_non_phi(entry));
+  LLVMPositionBuilderBefore(r->ab, kn_first_non_phi(entry));
   r->aug_tape = call_calloc(r->ab, const64(LLVMABISizeOfType(kn_module.layout, tape) + 1));
   LLVMValueRef push = tape_push_function();
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {

@@ -151,3 +151,18 @@ LLVMValueRef kn_underlying_object(LLVMValueRef ptr) {
     ptr = LLVMGetOperand(ptr, 0);
   }
 }
+
+void kn_drop_metadata(LLVMValueRef inst) {
+  size_t n;
+  LLVMValueMetadataEntry *entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(inst, &n);
+  for (size_t i = 0; i < n; i++)
+    LLVMSetMetadata(inst, LLVMValueMetadataEntriesGetKind(entries, (unsigned)i), NULL);
+  LLVMDisposeValueMetadataEntries(entries);
+}
+
+LLVMValueRef kn_first_non_phi(LLVMBasicBlockRef bb) {
+  LLVMValueRef inst = LLVMGetFirstInstruction(bb);
+  while (inst && LLVMIsAPHINode(inst))
+    inst = LLVMGetNextInstruction(inst);
+  return inst;
+}

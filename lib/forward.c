@@ -39,10 +39,6 @@ static bool any_operand_varied(Forward *f, LLVMValueRef inst, unsigned first, un
 
 /* ---- tangents ---- */
 
-static bool is_null_like(LLVMValueRef v) {
-  return LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v);
-}
-
 /* The tangent of `v` as a value, zero when `v` is not varied. A pointer
  * with no shadow has no zero tangent: `user` is where it is needed. */
 static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
@@ -52,13 +48,8 @@ static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied value %s has no tangent yet", kn_value_name(v));
     return t;
   }
-  LLVMTypeRef type = LLVMTypeOf(v);
-  if (kn_is_pointer_type(type) && !is_null_like(v))
-    fail(f, user,
-         "a pointer here may point either to memory with a shadow (a dup argument or "
-         "local memory) or to memory without one (%s); give both the same activity",
-         LLVMIsAArgument(v) ? "an enzyme_const argument" : "a global or constant");
-  return LLVMConstNull(type);
+  f->failed |= unsupported_missing_shadow(v, user, f->sig->fn);
+  return LLVMConstNull(LLVMTypeOf(v));
 }
 
 static void set_tangent(Forward *f, LLVMValueRef v, LLVMValueRef t) {

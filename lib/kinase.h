@@ -206,6 +206,9 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev);
 bool unsupported_construct(LLVMValueRef fn);
 /* Reports and returns true for an atomic operation on varied memory. */
 bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject);
+/* Reports and returns true when `v`, which has no shadow, is a pointer
+ * (other than null) where `user` needs one. */
+bool unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMValueRef subject);
 /* Reports and returns true when `inst` writes varied `data` (a value, or the
  * source of a copy) through `dst` into a global, which has no shadow. */
 bool unsupported_global_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,

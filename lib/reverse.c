@@ -446,11 +446,7 @@ static LLVMValueRef shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied pointer %s has no shadow yet", kn_value_name(v));
     return s;
   }
-  if (!LLVMIsNull(v) && !LLVMIsUndef(v) && !LLVMIsPoison(v) && kn_is_pointer_type(LLVMTypeOf(v)))
-    fail(r, user,
-         "a pointer here may point either to memory with a shadow (a dup argument or local "
-         "memory) or to memory without one (%s); give both the same activity",
-         LLVMIsAArgument(v) ? "an enzyme_const argument" : "a global or constant");
+  r->failed |= unsupported_missing_shadow(v, user, r->sig->fn);
   return LLVMConstNull(LLVMTypeOf(v));
 }
 

@@ -80,3 +80,14 @@ bool unsupported_global_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef 
            kn_value_name(base));
   return true;
 }
+
+bool unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMValueRef subject) {
+  bool null_like = LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v);
+  if (!kn_is_pointer_type(LLVMTypeOf(v)) || null_like)
+    return false;
+  kn_error(user, subject,
+           "a pointer here may point either to memory with a shadow (a dup argument or local "
+           "memory) or to memory without one (%s); give both the same activity",
+           LLVMIsAArgument(v) ? "an enzyme_const argument" : "a global or constant");
+  return true;
+}

@@ -122,6 +122,33 @@ void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *coun
   }
 }
 
+/* An address computed as an integer (uintptr_t arithmetic): a ptrtoint,
+ * or add, sub, and, or, xor of one such address with an inactive integer.
+ * Its shadow is the same computation on the shadow's address. Returns the
+ * index of the address operand, or -1. */
+int activity_address_operand(ValueSet *varied, LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMPtrToInt:
+    return vset_has(varied, LLVMGetOperand(inst, 0)) ? 0 : -1;
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+    for (unsigned i = 0; i < 2; i++) {
+      LLVMValueRef address = LLVMGetOperand(inst, i), other = LLVMGetOperand(inst, 1 - i);
+      bool is_address = vset_has(varied, address) && LLVMIsAInstruction(address) &&
+                        activity_address_operand(varied, address) >= 0;
+      bool subtrahend = LLVMGetInstructionOpcode(inst) == LLVMSub && i == 1;
+      if (is_address && !subtrahend && !vset_has(varied, other))
+        return (int)i;
+    }
+    return -1;
+  default:
+    return -1;
+  }
+}
+
 static bool inst_is_varied(ValueSet *varied, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   unsigned first, count;
@@ -152,8 +179,10 @@ void activity_find_varied(ValueSet *varied, LLVMBasicBlockRef *blocks, bool int_
     for (ptrdiff_t k = 0; k < arrlen(blocks); k++)
       for (LLVMValueRef inst = LLVMGetFirstInstruction(blocks[k]); inst;
            inst = LLVMGetNextInstruction(inst))
-        if (!vset_has(varied, inst) && inst_is_varied(varied, inst) &&
-            (int_bits || activity_differentiable_type(LLVMTypeOf(inst))))
+        if (!vset_has(varied, inst) &&
+            ((inst_is_varied(varied, inst) &&
+              (int_bits || activity_differentiable_type(LLVMTypeOf(inst)))) ||
+             activity_address_operand(varied, inst) >= 0))
           changed |= vset_add(varied, inst);
   }
 }

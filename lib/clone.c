@@ -102,11 +102,33 @@ static void set_name(LLVMValueRef value, const char *prefix, const char *name) {
   free(full);
 }
 
+/* A struct passed by value (byval) is the callee's own copy: the copy of the
+ * body works on a local copy of it, as the callee's frame would. */
+static void copy_byval_params(LLVMValueRef fn, LLVMValueRef copy) {
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++) {
+    LLVMAttributeRef attr = LLVMGetEnumAttributeAtIndex(fn, i + 1, byval);
+    if (!attr)
+      continue;
+    LLVMTypeRef type = LLVMGetTypeAttributeValue(attr);
+    LLVMValueRef param = LLVMGetParam(copy, i);
+    LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(copy)));
+    LLVMValueRef local = LLVMBuildAlloca(b, type, "byval.copy");
+    LLVMReplaceAllUsesWith(param, local);
+    LLVMValueRef size = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),
+                                     LLVMABISizeOfType(kn_module.layout, type), 0);
+    LLVMBuildMemCpy(b, local, LLVMGetAlignment(local), param, 1, size);
+  }
+  LLVMDisposeBuilder(b);
+}
+
 bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
                            LLVMValueRef *shadows) {
   if (unsupported_construct(sig->fn))
     return false;
   LLVMValueRef copy = clone_function(sig->fn, "kinase.copy");
+  copy_byval_params(sig->fn, copy);
   simplify_before(copy);
   unsigned k = 0;
   for (unsigned i = 0; i < sig->nparams; i++) {

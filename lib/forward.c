@@ -329,7 +329,10 @@ static void emit_tangent(Forward *f, LLVMValueRef inst) {
   unsigned first, count;
   activity_structural_operands(op, &first, &count);
   PartialFn partial = rule_for_opcode(op);
-  if (count) {
+  int address = activity_address_operand(&f->varied, inst);
+  if (address >= 0 && op != LLVMPtrToInt) {
+    set_tangent(f, inst, twin(f, inst, (unsigned)address, 1));
+  } else if (count) {
     set_tangent(f, inst, twin(f, inst, first, count));
   } else if (partial) {
     LLVMValueRef args[2];

@@ -186,6 +186,10 @@ bool loop_contains(Loop *loop, LLVMBasicBlockRef bb);
 void activity_find_varied(ValueSet *varied, LLVMBasicBlockRef *blocks, bool int_bits);
 bool activity_any_operand(ValueSet *varied, LLVMValueRef inst, unsigned first, unsigned count);
 bool activity_differentiable_type(LLVMTypeRef type); /* holds floats, or is a pointer */
+/* For an address computed as an integer (uintptr_t arithmetic on a varied
+ * pointer): the operand holding the address, whose shadow replaces it in
+ * the shadow computation; -1 for other instructions. */
+int activity_address_operand(ValueSet *varied, LLVMValueRef inst);
 /* A call that takes no pointer and returns nothing differentiable (lround,
  * isnan) can pass no derivative on, whatever it is. */
 bool activity_can_carry_derivative(LLVMValueRef call);

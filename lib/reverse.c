@@ -439,8 +439,14 @@ static LLVMValueRef returned_value(Reverse *r) {
 
 /* ---- the augmented forward sweep ---- */
 
+/* Pointers, and addresses held in integers, have shadows. */
+static bool has_shadow(Reverse *r, LLVMValueRef v) {
+  return is_varied(r, v) && (kn_is_pointer_type(LLVMTypeOf(v)) ||
+                             (LLVMIsAInstruction(v) && activity_address_operand(&r->varied, v) >= 0));
+}
+
 static LLVMValueRef shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
-  if (is_varied(r, v) && kn_is_pointer_type(LLVMTypeOf(v))) {
+  if (has_shadow(r, v)) {
     LLVMValueRef s = vmap_get(&r->shadow, v);
     if (!s)
       kn_die("varied pointer %s has no shadow yet", kn_value_name(v));
@@ -729,11 +735,14 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     }
     return;
   }
-  if (!is_varied(r, inst) || !kn_is_pointer_type(LLVMTypeOf(inst)))
+  if (!has_shadow(r, inst))
     return;
   unsigned first, count;
   activity_structural_operands(op, &first, &count);
-  if (count) {
+  int address = activity_address_operand(&r->varied, inst);
+  if (address >= 0 && op != LLVMPtrToInt) {
+    set_shadow(r, inst, shadow_twin(r, inst, (unsigned)address, 1));
+  } else if (count) {
     set_shadow(r, inst, shadow_twin(r, inst, first, count));
   } else if (op == LLVMPHI) {
     set_shadow(r, inst, LLVMBuildPhi(r->ab, LLVMTypeOf(inst), "shadow"));

@@ -1,6 +1,4 @@
 // RUN: %check-c %s %t
-// XFAIL: *
-// Not supported yet: a pointer round trip through uintptr_t loses its shadow.
 // Pointer manipulation that goes through integers and unusual shapes:
 // addresses converted to uintptr_t, offset and converted back; pointer
 // differences used as indices; variably modified array parameters

@@ -12,6 +12,7 @@
 #   %check-c       test/tools/check-c: `// RUN: %check-c %s %t [flags]` builds a
 #                  self-checking C program four ways and runs each
 #   %testinc       -I<repo>/test/c/include                 (check.h)
+#   %fuzz-numeric  python3 tools/fuzz-numeric.py           (random programs, derivatives checked)
 import os
 
 import lit.formats
@@ -58,6 +59,7 @@ config.substitutions += [
     ("%kinase-cc", config.kinase_cc),
     ("%kinase-opt", os.path.join(config.kinase_obj_root, "bin", "kinase-opt")),
     ("%fuzz-structural", os.path.join(config.kinase_src_root, "tools", "fuzz-structural.sh")),
+    ("%fuzz-numeric", "python3 " + os.path.join(config.kinase_src_root, "tools", "fuzz-numeric.py")),
     ("%sanitize-corpus", os.path.join(config.kinase_src_root, "tools", "sanitize-corpus.sh")),
     ("%cuda-root", config.cuda_root),
     ("%check-c", check_c),

@@ -759,28 +759,28 @@ static bool unsupported_instruction(Reverse *r, LLVMValueRef inst) {
   return true;
 }
 
-/* A block with several distinct predecessors records which one ran. */
+/* Adds `value` for every CFG edge from `pred` to `phi`'s block: a switch
+ * with two cases going to the same block makes two edges, and a phi needs an
+ * entry for each. */
+static void add_incoming_per_edge(LLVMValueRef phi, LLVMValueRef value, LLVMBasicBlockRef pred) {
+  LLVMBasicBlockRef here = LLVMGetInstructionParent(phi);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(pred);
+  for (unsigned i = 0, n = LLVMGetNumSuccessors(term); i < n; i++)
+    if (LLVMGetSuccessor(term, i) == here)
+      LLVMAddIncoming(phi, &value, &pred, 1);
+}
+
+/* A block with several distinct predecessors records which one ran: the
+ * index of the predecessor in cfg_predecessors. */
 static void add_from_index(Reverse *r, LLVMBasicBlockRef bb) {
-  LLVMValueRef phi = NULL;
-  LLVMBasicBlockRef *preds = NULL;
-  for (LLVMBasicBlockRef p = LLVMGetFirstBasicBlock(r->aug); p; p = LLVMGetNextBasicBlock(p)) {
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(p);
-    for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++)
-      if (LLVMGetSuccessor(term, i) == bb) {
-        arrput(preds, p);
-        break;
-      }
-  }
-  if (arrlen(preds) > 1) {
-    LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(bb));
-    phi = LLVMBuildPhi(r->ab, i32(), "from");
-    for (ptrdiff_t i = 0; i < arrlen(preds); i++) {
-      LLVMValueRef index = LLVMConstInt(i32(), (unsigned long long)i, 0);
-      LLVMAddIncoming(phi, &index, &preds[i], 1);
-    }
-    vmap_put(&r->from, LLVMBasicBlockAsValue(bb), phi);
-  }
-  arrfree(preds);
+  LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, bb);
+  if (arrlen(preds) < 2)
+    return;
+  LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(bb));
+  LLVMValueRef phi = LLVMBuildPhi(r->ab, i32(), "from");
+  for (ptrdiff_t i = 0; i < arrlen(preds); i++)
+    add_incoming_per_edge(phi, LLVMConstInt(i32(), (unsigned long long)i, 0), preds[i]);
+  vmap_put(&r->from, LLVMBasicBlockAsValue(bb), phi);
 }
 
 static void augment(Reverse *r) {
@@ -954,8 +954,8 @@ static void count_loop(Reverse *r, Loop *loop) {
   LLVMPositionBuilderBefore(r->ab, LLVMGetBasicBlockTerminator(loop->latch));
   LLVMValueRef next = LLVMBuildAdd(r->ab, counted.counter, const64(1), "iteration.next");
   LLVMValueRef zero = const64(0);
-  LLVMAddIncoming(counted.counter, &zero, &loop->preheader, 1);
-  LLVMAddIncoming(counted.counter, &next, &loop->latch, 1);
+  add_incoming_per_edge(counted.counter, zero, loop->preheader);
+  add_incoming_per_edge(counted.counter, next, loop->latch);
   for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++) {
     LLVMBasicBlockRef exit = r->blocks[k];
     LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, exit);
@@ -964,7 +964,7 @@ static void count_loop(Reverse *r, Loop *loop) {
     LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(exit));
     LLVMValueRef count = LLVMBuildPhi(r->ab, i64(), "iterations");
     for (ptrdiff_t i = 0; i < arrlen(preds); i++)
-      LLVMAddIncoming(count, &counted.counter, &preds[i], 1);
+      add_incoming_per_edge(count, counted.counter, preds[i]);
     vmap_put(&counted.exit_count, LLVMBasicBlockAsValue(exit), count);
   }
   arrput(r->loops, counted);
@@ -1704,10 +1704,10 @@ static void reverse_block(Reverse *r, LLVMBasicBlockRef bb) {
     LLVMPositionBuilderAtEnd(r->b, here);
     LLVMBuildBr(r->b, edge);
   } else {
-    unsigned n = LLVMCountIncoming(from_phi);
+    unsigned n = (unsigned)arrlen(preds);
     LLVMBasicBlockRef *edges = malloc(n * sizeof *edges);
     for (unsigned i = 0; i < n; i++)
-      edges[i] = edge_block(r, LLVMGetIncomingBlock(from_phi, i), phis, restarts);
+      edges[i] = edge_block(r, preds[i], phis, restarts);
     LLVMPositionBuilderAtEnd(r->b, here);
     LLVMValueRef sw = LLVMBuildSwitch(r->b, from, edges[0], n - 1);
     for (unsigned i = 1; i < n; i++)

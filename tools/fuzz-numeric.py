@@ -212,9 +212,10 @@ def cnum(v):
 
 
 class Gen:
-    def __init__(self, rng, avoid=()):
+    def __init__(self, rng, avoid=(), size=1):
         self.rng = rng
         self.avoid = avoid
+        self.size = size  # nesting depth and statement count grow with it
         self.uid = 0
         self.kid = 0
         self.c = []
@@ -459,7 +460,7 @@ class Gen:
             kinds.append(("arrwrite", 3))
         if sc.structs:
             kinds.append(("fieldwrite", 2))
-        if depth < 2:
+        if depth < 1 + self.size:
             kinds += [("if", 2), ("for", 3), ("while", 1)]
             if sc.loops:
                 kinds.append(("switch", 1))
@@ -482,9 +483,12 @@ class Gen:
         own_structs = [s for s in sc.structs if not s[0].endswith("->")]
         if st and own_structs:
             kinds.append(("callst", 1.5))
+        wp = [h for h in self.helpers[: self.callable_limit] if h[0] == "wp"]
+        if wp and (sc.locals or sc.structs or any(a.writable for a in sc.arrays)):
+            kinds.append(("callwp", 1.5))
         kind = force or self.pick(kinds)
         if helper is not None:
-            wr = st = [helper]
+            wr = st = wp = [helper]
         ed = r.randint(1, 3)
         if kind == "decl":
             v = self.name("t")
@@ -630,6 +634,20 @@ class Gen:
                       "%s = _S(%s)" % (v, ", ".join(a[1] for a in vals)))
             sc.structs.append((v + ".", v + "."))
             self.f_memory = True
+        elif kind == "callwp":
+            _, hname, _ = r.choice(wp)
+            self.used.add(hname)
+            targets = [("&" + v, v) for v in sc.locals] * 2
+            for arr in sc.arrays:
+                if arr.writable:
+                    t = "%s[%s]" % (arr.name, self.index(sc, arr))
+                    targets.append(("&" + t, t))
+            for cp, pp in sc.structs:
+                f = r.choice("abc")
+                targets.append(("&" + cp + f, pp + f))
+            ct, pt = r.choice(targets)
+            a = self.expr(sc, ed)
+            self.line("%s(%s, %s);" % (hname, ct, a[0]), "%s = %s(%s, %s)" % (pt, hname, pt, a[1]))
         elif kind == "ptr":
             base = r.choice([a for a in sc.arrays if a.minlen >= 3])
             k = r.randint(1, base.minlen - 2)
@@ -714,6 +732,13 @@ class Gen:
             sc.arrays.append(Arr(v, m, 2, kind == "wr"))
             sc.scalars.append((p, p))
             sc.locals.append(p)
+        elif kind == "wp":
+            o, p = self.name("o"), self.name("p")
+            params = [o, p]
+            self.line("static void %s(double *%s, double %s) {" % (hname, o, p),
+                      "def %s(%s, %s):" % (hname, o, p))
+            sc.scalars += [("(*%s)" % o, o), (p, p)]
+            sc.locals.append(p)
         elif kind == "st":
             p, q = self.name("p"), self.name("q")
             params = [p, q]
@@ -771,6 +796,13 @@ class Gen:
         if kind in ("sc", "rd", "sv"):
             a = self.expr(sc, r.randint(1, 3))
             self.line("return %s;" % a[0], "return _v(%s)" % a[1])
+        elif kind == "wp":
+            a = self.expr(sc, r.randint(1, 3))
+            if r.random() < 0.5:
+                self.line("*%s = %s;" % (o, a[0]), "%s = _v(%s)" % (o, a[1]))
+            else:
+                self.line("*%s += %s;" % (o, a[0]), "%s = _v(%s + %s)" % (o, o, a[1]))
+            self.line(None, "return %s" % o)
         elif kind == "ms":
             v = self.name("r")
             vals = [self.expr(sc, r.randint(1, 2)) for _ in range(3)]
@@ -793,7 +825,8 @@ class Gen:
         nx = 0 if shape == "scalar" else r.randint(2, 5)
         ny = r.randint(2, 4) if nx and r.random() < 0.6 else 0
         for _ in range(r.randint(0, 3)):
-            self.helper(self.pick([("sc", 4), ("rd", 2), ("wr", 1.5), ("st", 1.5), ("sv", 1), ("ms", 1), ("rec", 1)]))
+            self.helper(self.pick([("sc", 4), ("rd", 2), ("wr", 1.5), ("st", 1.5), ("sv", 1), ("ms", 1), ("rec", 1),
+                                   ("wp", 1.5)]))
         self.callable_limit = len(self.helpers)
         self.in_f = True
         sc = Scope()
@@ -817,7 +850,7 @@ class Gen:
         self.line("double f(%s) {" % ", ".join(cparams), "def f(%s):" % ", ".join(pparams))
         self.depth += 1
         self.line(None, "pass")
-        for _ in range(r.randint(2, 6)):
+        for _ in range(r.randint(2, 6 * self.size)):
             self.stmt(sc, 0)
         self.used.clear()  # calls made while generating helpers do not count
         for _ in range(r.randint(1, 3)):
@@ -835,6 +868,10 @@ class Gen:
                 self.stmt(sc, 0, force="callwr", helper=h)
             elif kind == "st":
                 self.stmt(sc, 0, force="callst", helper=h)
+            elif kind == "wp":
+                if not sc.locals:
+                    self.stmt(sc, 0, force="decl")
+                self.stmt(sc, 0, force="callwp", helper=h)
             else:
                 v = self.name("t")
                 a = self.call_expr(sc, h, r.randint(1, 2))
@@ -961,11 +998,11 @@ class Program:
             out += (["enzyme_const"] if o["int_marker"] else []) + ["NX"]
         return ", ".join(out)
 
-    def c_source(self, seed, index):
+    def c_source(self, how):
         ns, nx, ny = self.ns, self.nx, self.ny
         nin = ns + nx + ny
         L = []
-        L.append("/* Generated by tools/fuzz-numeric.py --seed %s --show %d: reverse mode, forward" % (seed, index))
+        L.append("/* Generated by tools/fuzz-numeric.py %s: reverse mode, forward" % how)
         L.append("   mode and central differences of f must agree. */")
         L.append("#include <float.h>")
         L.append("#include <kinase.h>")
@@ -1127,16 +1164,22 @@ AVOIDABLE = {
 }
 
 
-def generate(seed, index, avoid=()):
+def show_command(seed, index, avoid=(), size=1):
+    """The options that print the program of (seed, index) again."""
+    return "--seed %s --show %d%s%s" % (seed, index, "".join(" --avoid " + a for a in avoid),
+                                         " --size %d" % size if size != 1 else "")
+
+
+def generate(seed, index, avoid=(), size=1):
     """The program of (seed, index) and how many candidates were dropped."""
     rng = random.Random("kinase-numeric-fuzz:%s:%d" % (seed, index))
     for attempt in range(1000):
-        prog = Gen(rng, avoid).program()
+        prog = Gen(rng, avoid, size).program()
         try:
             prog.validate()
         except Reject:
             continue
-        return prog.c_source(seed, index), attempt
+        return prog.c_source(show_command(seed, index, avoid, size)), attempt
     raise RuntimeError("no valid candidate for seed %s index %d" % (seed, index))
 
 
@@ -1157,8 +1200,8 @@ def diag_messages(err):
     return msgs or ["(no message, exit status only)"]
 
 
-def check_one(cc, seed, index, ctimeout, rtimeout, keep, avoid):
-    src, rejected = generate(seed, index, avoid)
+def check_one(cc, seed, index, ctimeout, rtimeout, keep, avoid, size):
+    src, rejected = generate(seed, index, avoid, size)
     res = {"index": index, "status": "agree", "detail": "", "messages": [], "rejected": rejected, "levels": {}}
     work = tempfile.mkdtemp(prefix="kinase-numfuzz-")
     log = []
@@ -1228,12 +1271,14 @@ def main():
     ap.add_argument("--avoid", action="append", default=[], choices=sorted(AVOIDABLE),
                     help="steer clear of a known bug, to find others: "
                     + "; ".join("%s: %s" % kv for kv in sorted(AVOIDABLE.items())))
+    ap.add_argument("--size", type=int, default=1, choices=[1, 2, 3],
+                    help="program size: deeper nesting and more statements (default 1)")
     ap.add_argument("--show", type=int, metavar="INDEX", help="print the C source of one program and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per program")
     args = ap.parse_args()
 
     if args.show is not None:
-        sys.stdout.write(generate(args.seed, args.show, args.avoid)[0])
+        sys.stdout.write(generate(args.seed, args.show, args.avoid, args.size)[0])
         return 0
     if not os.access(args.cc, os.X_OK):
         print("fuzz-numeric: compiler %s not found (--cc or KINASE_CC)" % args.cc, file=sys.stderr)
@@ -1244,7 +1289,7 @@ def main():
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futs = [pool.submit(check_one, args.cc, args.seed, i, args.compile_timeout, args.run_timeout,
-                            args.keep_failures, args.avoid) for i in indices]
+                            args.keep_failures, args.avoid, args.size) for i in indices]
         for fut in futs:
             r = fut.result()
             results.append(r)
@@ -1254,8 +1299,9 @@ def main():
     count = collections.Counter(r["status"] for r in results)
     bad = [r for r in results if r["status"] != "agree"]
     for r in bad[:40]:
-        print("FAIL %s: seed %s program %d (tools/fuzz-numeric.py --seed %s --show %d): %s"
-              % (r["status"], args.seed, r["index"], args.seed, r["index"], r["detail"]))
+        print("FAIL %s: seed %s program %d (tools/fuzz-numeric.py %s): %s"
+              % (r["status"], args.seed, r["index"], show_command(args.seed, r["index"], args.avoid, args.size),
+                 r["detail"]))
     if len(bad) > 40:
         print("... and %d more" % (len(bad) - 40))
     msgs = collections.Counter(m for r in results for m in r["messages"])

@@ -1,58 +1,63 @@
 // RUN: %check-c %s %t
-// XFAIL: *
-// Found by tools/fuzz-numeric.py (seed 1, program 875): a pointer that may
-// point to memory with a shadow or to memory without one (Enzyme's "runtime
-// activity"). The program only selects between two values, but clang turns
-// `c ? y[i] : K[i]` (and `c ? y[i] : x[j]` with x enzyme_const) into one
-// load through a select of the two addresses, and Kinase refuses it: "a
-// pointer here may point either to memory with a shadow ... or to memory
-// without one". Not supported yet: the shadow of memory without one reads as
-// zero and takes no gradient.
+// Found by tools/fuzz-numeric.py (seed 21, programs 49 and 187, --size 2):
+// a switch whose case values share a destination (`case 0: case 1:`) gives
+// its block two CFG edges to the same successor, and a phi there one entry
+// per edge. Reverse mode made invalid IR of it ("PHINode should have one
+// entry for each predecessor"); forward mode is checked too.
 #include <math.h>
 #include <stdio.h>
 #include "check.h"
 
 double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
-extern int enzyme_dup, enzyme_const;
+extern int enzyme_out, enzyme_dup, enzyme_const;
 
-static const double K[3] = {0.5, 1.5, -2.0};
-
-/* sum_i (y_i > 0 ? y_{i+1} : K_i) * y_i */
-double table(double *y, int n)
+/* x^2 for k in {0, 1}, (2x)^2 otherwise */
+double shared(double x, int k)
 {
-  double s = 0;
-  for (int i = 0; i < n; i++)
-    s += (y[i] > 0.0 ? y[(i + 1) % n] : K[i]) * y[i];
-  return s;
+  switch (k) {
+  case 0:
+  case 1:
+    break;
+  default:
+    x *= 2.0;
+  }
+  return x * x;
 }
 
-/* x const (no derivative wanted), y dup */
-double mixed(const double *x, double *y, int n)
+/* in a loop, over a dup array: x0 * 2^(n-2) * (1 + sin x1) for n >= 2 */
+double looped(double *x, int n)
 {
-  double s = 0;
-  for (int i = 0; i < n; i++)
-    s += (y[i] > 0.25 ? y[(i + 1) % n] : x[1]) * y[i];
-  return s;
+  double s = x[0];
+  for (int j = 0; j < n; j++) {
+    switch (j % 4) {
+    case 0:
+    case 1:
+      break;
+    case 2:
+    case 3:
+      s *= 2.0;
+      break;
+    }
+  }
+  return s * (1.0 + sin(x[1]));
 }
 
 int main(void)
 {
-  double y[3] = {1.0, -2.0, 3.0}, dy[3] = {0};
-  /* y0*y1 + K1*y1 + y2*y0: d/dy = (y1 + y2, y0 + K1, y0) */
-  __enzyme_autodiff((void *)table, enzyme_dup, y, dy, enzyme_const, 3);
-  check_close("table rev y0", dy[0], 1.0, 1e-12);
-  check_close("table rev y1", dy[1], 2.5, 1e-12);
-  check_close("table rev y2", dy[2], 1.0, 1e-12);
-  double ty[3] = {0, 1, 0};
-  check_close("table fwd y1", __enzyme_fwddiff((void *)table, enzyme_dup, y, ty, enzyme_const, 3), 2.5,
-              1e-12);
+  double x = 0.7;
+  check_close("k=1 rev", __enzyme_autodiff((void *)shared, enzyme_out, x, enzyme_const, 1), 2 * x, 1e-12);
+  check_close("k=5 rev", __enzyme_autodiff((void *)shared, enzyme_out, x, enzyme_const, 5), 8 * x, 1e-12);
+  check_close("k=0 fwd", __enzyme_fwddiff((void *)shared, enzyme_dup, x, 1.0, enzyme_const, 0), 2 * x, 1e-12);
+  check_close("k=2 fwd", __enzyme_fwddiff((void *)shared, enzyme_dup, x, 1.0, enzyme_const, 2), 8 * x, 1e-12);
 
-  double x[2] = {0.5, 4.0};
-  /* y0*y1 + x1*y1 + y2*y0: d/dy1 = y0 + x1 */
-  double t[3] = {0, 1, 0};
-  check_close("mixed fwd y1",
-              __enzyme_fwddiff((void *)mixed, enzyme_const, x, enzyme_dup, y, t, enzyme_const, 3), 5.0,
-              1e-12);
+  double v[2] = {1.5, 0.3}, dv[2] = {0, 0};
+  int n = 4; /* s = 4 x0 */
+  __enzyme_autodiff((void *)looped, enzyme_dup, v, dv, enzyme_const, n);
+  check_close("looped rev d/dx0", dv[0], 4 * (1 + sin(v[1])), 1e-12);
+  check_close("looped rev d/dx1", dv[1], 4 * v[0] * cos(v[1]), 1e-12);
+  double t[2] = {0, 1};
+  check_close("looped fwd d/dx1", __enzyme_fwddiff((void *)looped, enzyme_dup, v, t, enzyme_const, n),
+              4 * v[0] * cos(v[1]), 1e-12);
   return check_exit();
 }

@@ -71,13 +71,9 @@ define double @test(ptr %p, ptr %dp, double %x, i32 %k) {
 ; CHECK-LABEL: define internal { double } @__kinase_rev_f(
 ; CHECK-SAME:    ptr %p, ptr %d.p, double %x, double [[SEED:%[0-9a-z.]+]], ptr %tape)
 ; CHECK:         [[FROM:%.*]] = load i32, ptr
-; CHECK-NEXT:    [[ISELSE:%.*]] = icmp eq i32 [[FROM]], 1
-; CHECK-NEXT:    br i1 [[ISELSE]], label %[[TOELSE:[^ ,]+]], label %[[TOTHEN:[^ ,]+]]
-; CHECK:       [[TOTHEN]]:
-; CHECK:         [[XS:%.*]] = fmul double %x, [[SEED]]
-; CHECK-NEXT:    [[OLD0:%.*]] = load double, ptr %d.p
-; CHECK-NEXT:    [[NEW0:%.*]] = fadd double [[OLD0]], [[XS]]
-; CHECK-NEXT:    store double [[NEW0]], ptr %d.p
+; The predecessors are numbered in reverse post-order: 'else' is 0, 'then' 1.
+; CHECK-NEXT:    [[ISTHEN:%.*]] = icmp eq i32 [[FROM]], 1
+; CHECK-NEXT:    br i1 [[ISTHEN]], label %[[TOTHEN:[^ ,]+]], label %[[TOELSE:[^ ,]+]]
 ; CHECK:       [[TOELSE]]:
 ; CHECK:         [[BS:%.*]] = fmul double {{.*}}, [[SEED]]
 ; CHECK-NEXT:    [[TWICE:%.*]] = fadd double [[BS]], [[BS]]
@@ -85,11 +81,16 @@ define double @test(ptr %p, ptr %dp, double %x, i32 %k) {
 ; CHECK-NEXT:    [[OLD1:%.*]] = load double, ptr [[DQ]]
 ; CHECK-NEXT:    [[NEW1:%.*]] = fadd double [[OLD1]], [[TWICE]]
 ; CHECK-NEXT:    store double [[NEW1]], ptr [[DQ]]
+; CHECK:       [[TOTHEN]]:
+; CHECK:         [[XS:%.*]] = fmul double %x, [[SEED]]
+; CHECK-NEXT:    [[OLD0:%.*]] = load double, ptr %d.p
+; CHECK-NEXT:    [[NEW0:%.*]] = fadd double [[OLD0]], [[XS]]
+; CHECK-NEXT:    store double [[NEW0]], ptr %d.p
 
 ; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(
 ; CHECK:       merge:
-; CHECK-NEXT:    %from = phi i32 [ 0, %then ], [ 1, %else ]
-; CHECK-NEXT:    %r = phi double [ %t, %then ], [ %u, %else ]
+; CHECK-NEXT:    %from = phi i32 [ 0, %else ], [ 1, %then ]
+; CHECK-NEXT:    %r = phi double [ %u, %else ], [ %t, %then ]
 ; CHECK-NEXT:    [[REC:%.*]] = call ptr @kinase.tape.push(ptr {{.*}}, i64 4)
 ; CHECK-NEXT:    store i32 %from, ptr [[REC]]
 
@@ -103,6 +104,6 @@ define double @test(ptr %p, ptr %dp, double %x, i32 %k) {
 
 ; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_g(
 ; CHECK:       merge:
-; CHECK-NEXT:    %from = phi i32 [ 0, %c0 ], [ 1, %c1 ], [ 2, %c2 ]
+; CHECK-NEXT:    %from = phi i32 [ 0, %c2 ], [ 1, %c1 ], [ 2, %c0 ]
 ; CHECK:         [[REC:%.*]] = call ptr @kinase.tape.push(ptr {{.*}}, i64 4)
 ; CHECK-NEXT:    store i32 %from, ptr [[REC]]

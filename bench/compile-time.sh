@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Compile time of Kinase against plain clang.
 #
-#   bench/compile-time.sh [runs]      (default: best of 3)
+#   bench/compile-time.sh [runs] [functions]   (default: best of 3, 1000 functions)
 #
 # 1. Every C test program of test/c/ that is not XFAIL, compiled one after the
 #    other with `build/bin/kinase-cc -O2 -c` and with `clang-22 -O2 -c`, the
 #    same flags (-I test/c/include -I include, and the extra flags of the
 #    file's check-c RUN line). The total over all files, best of N runs, for
 #    each compiler and the ratio (target: <= 1.25).
-# 2. A generated module of 1000 small functions, each differentiated by its
+# 2. A generated module of 1000 (or [functions]) small functions, each differentiated by its
 #    own request (half forward, half reverse), compiled with kinase-cc -O2 -c
 #    and with clang-22 -O2 -c: best of N (target: seconds).
 #
@@ -17,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
+nfun=${2:-1000}
 kcc=${KINASE_CC:-build/bin/kinase-cc}
 clang=${CLANG:-$(command -v clang-22 || echo /usr/lib/llvm-22/bin/clang)}
 work=$(mktemp -d)
@@ -67,12 +68,12 @@ c_total=$(best compile_all "$clang")
 ratio=$(awk -v k="$k_total" -v c="$c_total" 'BEGIN { printf "%.3f", k / c }')
 printf '  clang-22:  %6.2f s\n  kinase-cc: %6.2f s\n  ratio:     %6.2f (target <= 1.25)\n' "$c_total" "$k_total" "$ratio"
 
-# The 1000-function module.
+# The module of $nfun functions.
 gen=$work/many.c
 {
   echo '#include <kinase.h>'
   echo '#include <math.h>'
-  for ((i = 0; i < 1000; i++)); do
+  for ((i = 0; i < nfun; i++)); do
     case $((i % 4)) in
       0) echo "static double f$i(double x, double y) { return x * sin(y) + $i.0 * x * x; }" ;;
       1) echo "static double f$i(double x, double y) { double s = 0; for (int k = 0; k < 4; k++) s += exp(-x * k) * y; return s; }" ;;
@@ -82,7 +83,7 @@ gen=$work/many.c
   done
   echo 'double run(double x, double y, const double *v, double *dv, int n) {'
   echo '  double s = 0;'
-  for ((i = 0; i < 1000; i++)); do
+  for ((i = 0; i < nfun; i++)); do
     case $((i % 4)) in
       0 | 2) if ((i % 8 < 4)); then
           echo "  s += __enzyme_fwddiff((void *)f$i, enzyme_dup, x, 1.0, enzyme_const, y);"
@@ -106,5 +107,5 @@ time_one() {
 }
 k_many=$(best time_one "$kcc")
 c_many=$(best time_one "$clang")
-printf '1000 functions, 1000 requests (%d lines of C), -O2 -c, best of %d:\n' "$(wc -l <"$gen")" "$runs"
+printf '%d functions, %d requests (%d lines of C), -O2 -c, best of %d:\n' "$nfun" "$nfun" "$(wc -l <"$gen")" "$runs"
 printf '  clang-22:  %6.2f s\n  kinase-cc: %6.2f s\n' "$c_many" "$k_many"

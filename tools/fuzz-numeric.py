@@ -4,9 +4,12 @@ checked three ways.
 
 Each generated program defines `double f(...)` over a few scalar doubles
 and/or an array `double *x` of length `n` (read only) and an array `double *y`
-(read and written), built from random arithmetic, libm calls, branches on
-data, loops with data-independent trip counts, local arrays, a struct and
-static helper functions. Its main() computes
+(read and written), built from random arithmetic, libm calls where they are
+smooth, branches on data, early returns, switches, for/while/do loops with
+data-independent trip counts (nested, with break and continue), local arrays,
+pointers into arrays, memcpy, a struct (local, by pointer, by value,
+returned) and static helper functions (scalar, array reading and writing,
+struct, `double *` out-parameter, recursive). Its main() computes
 
   (a) the gradient by reverse mode (__enzyme_autodiff: enzyme_out scalars,
       enzyme_dup arrays),
@@ -35,8 +38,10 @@ emitted invalid IR, or the program died) or timeout (counted with crashes).
 
   tools/fuzz-numeric.py --seed 1 --count 1000 --jobs 2 --keep-failures DIR
   tools/fuzz-numeric.py --seed 1 --show 17 > prog.c      # one program's source
+  tools/fuzz-numeric.py --seed 1 --count 500 --size 2    # bigger programs
 
-Programs are deterministic per (seed, index). The compiler is --cc, else
+Programs are deterministic per (seed, index, --size, --avoid); every FAIL line
+gives the --show command that prints the program. The compiler is --cc, else
 $KINASE_CC, else build/bin/kinase-cc of this repository. Exits 1 if any
 program disagrees, fails to compile or crashes.
 """
@@ -1191,6 +1196,23 @@ CRASH_RE = re.compile(r"Stack dump|PLEASE submit a bug report|internal error|Ass
 SEVERITY = {"agree": 0, "compile": 1, "disagree": 2, "runtime-crash": 3, "compiler-crash": 3, "timeout": 3}
 
 
+def run_cmd(cmd, timeout):
+    """subprocess.run with a timeout that ends the command's whole process
+    group (kinase-cc runs clang as a child)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, 9)
+        except ProcessLookupError:
+            pass
+        p.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
 def diag_messages(err):
     msgs = []
     for ln in err.splitlines():
@@ -1214,7 +1236,7 @@ def check_one(cc, seed, index, ctimeout, rtimeout, keep, avoid, size):
             cmd = [cc, level, path, "-o", exe, "-lm"]
             status, detail = "agree", ""
             try:
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=ctimeout)
+                p = run_cmd(cmd, ctimeout)
                 log.append("$ %s\n[exit %d]\n%s" % (" ".join(cmd), p.returncode, p.stderr))
                 if p.returncode != 0:
                     if p.returncode < 0 or CRASH_RE.search(p.stderr):
@@ -1230,7 +1252,7 @@ def check_one(cc, seed, index, ctimeout, rtimeout, keep, avoid, size):
                 log.append("$ %s\n[timeout]" % " ".join(cmd))
             if status == "agree":
                 try:
-                    p = subprocess.run([exe], capture_output=True, text=True, timeout=rtimeout)
+                    p = run_cmd([exe], rtimeout)
                     log.append("$ %s\n[exit %d]\n%s%s" % (exe, p.returncode, p.stdout, p.stderr))
                     fails = [ln for ln in p.stdout.splitlines() if ln.startswith("FAIL")]
                     if p.returncode == 0 and "PASS" in p.stdout:
@@ -1263,11 +1285,12 @@ def main():
     ap.add_argument("--seed", default="1", help="seed of the run (programs are deterministic per seed and index)")
     ap.add_argument("--count", type=int, default=100, help="number of programs")
     ap.add_argument("--first", type=int, default=0, help="index of the first program")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="programs checked at once (default: cores)")
     ap.add_argument("--keep-failures", metavar="DIR", help="write the source and log of each failing program here")
-    ap.add_argument("--cc", default=os.environ.get("KINASE_CC") or os.path.join(REPO, "build", "bin", "kinase-cc"))
-    ap.add_argument("--compile-timeout", type=int, default=120)
-    ap.add_argument("--run-timeout", type=int, default=20)
+    ap.add_argument("--cc", default=os.environ.get("KINASE_CC") or os.path.join(REPO, "build", "bin", "kinase-cc"),
+                    help="kinase-cc to test (default: $KINASE_CC, else build/bin/kinase-cc)")
+    ap.add_argument("--compile-timeout", type=int, default=120, metavar="S", help="seconds per compile (120)")
+    ap.add_argument("--run-timeout", type=int, default=20, metavar="S", help="seconds per run (20)")
     ap.add_argument("--avoid", action="append", default=[], choices=sorted(AVOIDABLE),
                     help="steer clear of a known bug, to find others: "
                     + "; ".join("%s: %s" % kv for kv in sorted(AVOIDABLE.items())))

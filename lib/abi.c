@@ -235,6 +235,7 @@ static bool call_forward(Request *r, Signature *sig, LLVMTypeRef declared, LLVMT
   sig->ret_tangent = LLVMGetTypeKind(declared) != LLVMVoidTypeKind && kn_type_has_floats(ret);
   LLVMValueRef result =
       LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), r->args, r->nargs, "");
+  globals_clear_before(result, r->fn);
   if (LLVMGetTypeKind(declared) == LLVMVoidTypeKind)
     return true;
   bool ok = sig->ret_tangent;
@@ -281,6 +282,7 @@ static bool call_reverse(Request *r, Signature *sig, LLVMTypeRef declared, LLVMT
   sig->adjacent = true;
   LLVMValueRef aug =
       LLVMBuildCall2(r->b, derive_aug_type(sig), derive_aug(sig), r->args, r->nargs, "");
+  globals_clear_before(aug, r->fn);
   LLVMValueRef args[2 * KN_MAX_PARAMS + 2];
   memcpy(args, r->args, r->nargs * sizeof *args);
   unsigned n = r->nargs;

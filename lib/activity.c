@@ -88,7 +88,8 @@ static bool call_is_varied(ValueSet *varied, LLVMValueRef call) {
   bool differentiable = callee && (!LLVMIsDeclaration(callee) ||
                                    (custom && (custom->forward || custom->augmented)));
   return differentiable && activity_differentiable_type(LLVMTypeOf(call)) &&
-         (activity_any_operand(varied, call, 0, nargs) || returns_fresh_memory(callee, 0));
+         (activity_any_operand(varied, call, 0, nargs) || returns_fresh_memory(callee, 0) ||
+          globals_reached_by(callee));
 }
 
 void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *count) {
@@ -194,4 +195,12 @@ bool activity_can_carry_derivative(LLVMValueRef call) {
     if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(call, i))))
       return true;
   return false;
+}
+
+bool activity_call_carries(ValueSet *varied, LLVMValueRef call) {
+  if (activity_any_operand(varied, call, 0, LLVMGetNumArgOperands(call)) &&
+      activity_can_carry_derivative(call))
+    return true;
+  LLVMValueRef callee = kn_called_function(call);
+  return callee && !LLVMIsDeclaration(callee) && globals_reached_by(callee);
 }

@@ -48,6 +48,9 @@ static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied value %s has no tangent yet", kn_value_name(v));
     return t;
   }
+  LLVMValueRef zero = globals_constant_shadow(v);
+  if (zero)
+    return zero;
   f->failed |= unsupported_missing_shadow(v, user, f->sig->fn);
   return LLVMConstNull(LLVMTypeOf(v));
 }
@@ -213,10 +216,6 @@ static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
   }
 }
 
-static bool any_arg_varied(Forward *f, LLVMValueRef call) {
-  return any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call));
-}
-
 /* A registered tangent function takes every argument, each pointer or float
  * followed by its tangent, and returns the result's tangent. */
 static void call_custom_forward(Forward *f, LLVMValueRef call, LLVMValueRef tangent_fn) {
@@ -278,8 +277,7 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
     memory_call(f, call, rule);
     return;
   }
-  bool carries = any_arg_varied(f, call) && activity_can_carry_derivative(call);
-  if (!carries && !is_varied(f, call))
+  if (!activity_call_carries(&f->varied, call) && !is_varied(f, call))
     return;
   LLVMValueRef callee = kn_called_function(call);
   if (!callee) {
@@ -410,7 +408,9 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
       set_tangent(&f, primals[i], shadows[i]);
     }
   LLVMBasicBlockRef *blocks = cfg_reverse_post_order(deriv);
-  activity_find_varied(&f.varied, blocks, true);
+  do
+    activity_find_varied(&f.varied, blocks, true);
+  while (globals_seed(&f.varied, &f.tangent, blocks));
   for (ptrdiff_t k = 0; k < arrlen(blocks) && !f.failed; k++)
     emit_block(&f, blocks[k]);
   if (!f.failed)

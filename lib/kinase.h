@@ -27,6 +27,7 @@ typedef struct { ValuePair *pairs; } ValueMap;
 LLVMValueRef vmap_get(ValueMap *map, LLVMValueRef key);
 void vmap_put(ValueMap *map, LLVMValueRef key, LLVMValueRef value);
 void vmap_free(ValueMap *map);
+size_t vmap_size(ValueMap *map);
 
 /* A set of LLVM values. */
 typedef struct ValueSetEntry ValueSetEntry;
@@ -197,6 +198,35 @@ bool activity_can_carry_derivative(LLVMValueRef call);
  * GEPs, loads, aggregate and vector moves, select): the instruction applied
  * to their tangents gives its tangent. count 0 for other instructions. */
 void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *count);
+
+/* Whether `call` must be differentiated as a call: it passes a derivative
+ * in through its arguments, or its callee reaches a global with a shadow. */
+bool activity_call_carries(ValueSet *varied, LLVMValueRef call);
+
+/* ---- globals.c: shadows of mutable globals ---- */
+
+/* Whether global `g` is written by the program and holds floats: it then
+ * has a shadow, globals_shadow(g), made on first use. */
+bool globals_is_active(LLVMValueRef g);
+LLVMValueRef globals_shadow(LLVMValueRef g);
+/* Marks as varied, with their shadows in `shadow`, the globals with shadows
+ * (and constant addresses into them) that instructions of `blocks` use: the
+ * active ones, and read-only ones that a varied pointer phi or select may
+ * pick. True when it marked something new: activity must then be found
+ * again, and the globals seeded again. */
+bool globals_seed(ValueSet *varied, ValueMap *shadow, LLVMBasicBlockRef *blocks);
+/* Whether `fn`, or a function it calls, uses an active global. */
+bool globals_reached_by(LLVMValueRef fn);
+/* The shadow of a constant address into any defined global: where a
+ * pointer may point to a global without a shadow or to memory with one, the
+ * global gets a shadow that reads as zero. NULL for other values. */
+LLVMValueRef globals_constant_shadow(LLVMValueRef v);
+/* A request for `fn` starts at `before`: its globals enter as constants, so
+ * globals_emit_clears (once every derivative is generated) zeroes there the
+ * shadows of the globals `fn` reaches. */
+void globals_clear_before(LLVMValueRef before, LLVMValueRef fn);
+void globals_emit_clears(void);
+void globals_reset(void);
 
 /* ---- reverse.c ---- */
 

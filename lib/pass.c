@@ -97,8 +97,10 @@ int kn_run_on_module(LLVMModuleRef mod) {
   for (ptrdiff_t i = 0; i < arrlen(requests); i++)
     abi_lower_request(requests[i].call, requests[i].mode);
   derive_drain();
+  globals_emit_clears();
   derive_reset();
   registry_reset();
+  globals_reset();
   delete_models();
   if (kn_module.gpu)
     libdevice_link_missing();

@@ -452,6 +452,9 @@ static LLVMValueRef shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied pointer %s has no shadow yet", kn_value_name(v));
     return s;
   }
+  LLVMValueRef zero = globals_constant_shadow(v);
+  if (zero)
+    return zero;
   r->failed |= unsupported_missing_shadow(v, user, r->sig->fn);
   return LLVMConstNull(LLVMTypeOf(v));
 }
@@ -707,9 +710,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     }
     if (rule)
       return;
-    bool carries = activity_any_operand(&r->varied, inst, 0, LLVMGetNumArgOperands(inst)) &&
-                   activity_can_carry_derivative(inst);
-    if (!carries && !is_varied(r, inst))
+    if (!activity_call_carries(&r->varied, inst) && !is_varied(r, inst))
       return;
     LLVMValueRef callee = kn_called_function(inst);
     if (!callee)
@@ -1986,7 +1987,9 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   r.blocks = cfg_reverse_post_order(aug);
   keep_stack_alive(&r);
   seed_parameters(&r, primals, shadows);
-  activity_find_varied(&r.varied, r.blocks, false);
+  do
+    activity_find_varied(&r.varied, r.blocks, false);
+  while (globals_seed(&r.varied, &r.shadow, r.blocks));
   find_memory_objects(&r);
   find_integer_copies(&r);
   activity_find_varied(&r.varied, r.blocks, false);

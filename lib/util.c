@@ -30,6 +30,8 @@ void vmap_put(ValueMap *map, LLVMValueRef key, LLVMValueRef value) {
 
 void vmap_free(ValueMap *map) { hmfree(map->pairs); }
 
+size_t vmap_size(ValueMap *map) { return (size_t)hmlen(map->pairs); }
+
 bool vset_has(ValueSet *set, LLVMValueRef value) { return hmgeti(set->entries, value) >= 0; }
 
 bool vset_add(ValueSet *set, LLVMValueRef value) {

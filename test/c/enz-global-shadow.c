@@ -1,6 +1,4 @@
 // RUN: %check-c %s %t
-// XFAIL: *
-// Not supported yet: shadows of mutable global variables.
 // Mutable global variables that carry differentiated values between
 // functions, as older C codes keep state in file-scope arrays: one callee
 // writes a global array from the input, another reads it; a global scalar

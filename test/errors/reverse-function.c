@@ -7,7 +7,7 @@
 
 double ext(double);
 double (*fp)(double);
-double saved;
+double *saved;
 
 static double h_ext(double x) {
   // CHECK-DAG: {{.*}}reverse-function.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate 'h_ext': external function 'ext' has no derivative rule and no body to differentiate
@@ -26,10 +26,10 @@ static double h_asm(double x) {
   return y * x;
 }
 
-static double h_global(double x) {
+static double h_global(double *p) {
   // CHECK-DAG: {{.*}}reverse-function.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate 'h_global': it stores a differentiated value into global variable 'saved', which has no shadow
-  saved = x * x;
-  return x;
+  saved = p;
+  return *p;
 }
 
 static double h_atomic(_Atomic double *p, double x) {
@@ -47,7 +47,7 @@ static double h_mixed(double *a, double *b, int c) {
 double t1(double x) { return __enzyme_autodiff((void *)h_ext, enzyme_out, x); }
 double t2(double x) { return __enzyme_autodiff((void *)h_indirect, enzyme_out, x); }
 double t3(double x) { return __enzyme_autodiff((void *)h_asm, enzyme_out, x); }
-double t4(double x) { return __enzyme_autodiff((void *)h_global, enzyme_out, x); }
+double t4(double *p, double *dp) { return __enzyme_autodiff((void *)h_global, enzyme_dup, p, dp); }
 double t5(_Atomic double *p, _Atomic double *dp, double x) {
   return __enzyme_autodiff((void *)h_atomic, enzyme_dup, p, dp, enzyme_out, x);
 }

@@ -1,4 +1,4 @@
-// Two stores into a global, merged into one by the simplification Kinase
+// Two stores of pointers into a global of pointer type, merged into one by the simplification Kinase
 // runs before differentiating (the merged store has line 0): the error must
 // still name one of the user's lines, never line 0.
 // The same for both modes: -DREVERSE asks for the reverse-mode derivative.
@@ -8,20 +8,20 @@
 // RUN: not %kinase-cc -DREVERSE -g -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <kinase.h>
 
-double saved;
+double *saved;
 
-static double h(double x, int c) {
+static double h(double *x, int c) {
   if (c)
     saved = x;     // line 15
   else
-    saved = 2 * x; // line 17
-  return x;
+    saved = x + 1; // line 17
+  return *x;
 }
 
 #ifdef REVERSE
-double test(double x, int c) { return __enzyme_autodiff((void *)h, enzyme_out, x, c); }
+double test(double *x, double *dx, int c) { return __enzyme_autodiff((void *)h, enzyme_dup, x, dx, c); }
 #else
-double test(double x, int c) { return __enzyme_fwddiff((void *)h, enzyme_dup, x, 1.0, c); }
+double test(double *x, double *dx, int c) { return __enzyme_fwddiff((void *)h, enzyme_dup, x, dx, c); }
 #endif
 // CHECK: {{.*}}store-global-merged.c:{{14|15|17}}:{{[0-9]+}}: error: kinase: cannot differentiate 'h': it stores a differentiated value into global variable 'saved', which has no shadow
 // CHECK-NOT: could not determine the original source location

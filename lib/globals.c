@@ -1,0 +1,301 @@
+/* Shadows of mutable global variables.
+ *
+ * File-scope state carries derivatives from one function to another in
+ * much C code: one function fills a global array from the inputs, another
+ * reads it. A global the program writes (a store, memcpy or memset into it,
+ * or its address handed to a call or stored away) and whose type holds
+ * floating-point data gets a twin, its shadow: zero-initialised, of the same
+ * type, shared by every derivative in the module. Globals only ever read act
+ * as constants and get none, so reading parameters from globals costs
+ * nothing, unless a pointer may point either to one of them or to memory
+ * with a shadow: then the global gets a shadow too, which reads as zero and
+ * takes adjoints nobody reads. At a request's boundary globals are inputs
+ * held constant: each request clears the shadows of the globals its
+ * function reaches before it runs, so tangents and adjoints never leak from
+ * one request into the next. Pointer-typed globals get no shadow: their pointees may be set up
+ * outside any derivative, where no shadow could be made for them. */
+#include "kinase.h"
+
+#include <stb/stb_ds.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ValueMap shadows;  /* active global -> its shadow */
+static ValueSet decided;  /* globals examined */
+static ValueSet active;   /* ... of which these have a shadow */
+static ValueSet touching; /* functions found to reach an active global */
+static ValueSet merged;   /* read-only globals beside shadowed memory */
+
+typedef struct {
+  LLVMValueRef before, fn; /* clear fn's globals' shadows before `before` */
+} Clear;
+static Clear *clears;
+
+void globals_reset(void) {
+  arrfree(clears);
+  vmap_free(&shadows);
+  vset_free(&decided);
+  vset_free(&active);
+  vset_free(&touching);
+  vset_free(&merged);
+}
+
+static bool is_memory_write_to(LLVMValueRef call, LLVMValueRef address) {
+  const Rule *rule = rule_for_call(call);
+  if (rule && (rule->kind == RULE_MEMCPY || rule->kind == RULE_MEMSET))
+    return LLVMGetOperand(call, 0) == address;
+  LLVMValueRef callee = kn_called_function(call);
+  if (callee && LLVMGetIntrinsicID(callee) && !rule)
+    return false; /* lifetime markers, assumptions, prefetches */
+  return true;    /* the address escapes into the callee */
+}
+
+static bool written_through(LLVMValueRef address, int depth);
+
+/* Unoptimised code keeps `p = &global` in a local slot: what is loaded back
+ * from the slot counts as the global's address. */
+static bool slot_leaks(LLVMValueRef slot, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    bool stored_into = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot;
+    bool marker = LLVMIsACallInst(user) && !is_memory_write_to(user, slot);
+    if (LLVMIsALoadInst(user) ? written_through(user, depth + 1) : !stored_into && !marker)
+      return true;
+  }
+  return false;
+}
+
+/* Whether some use of `address` (the global or a pointer derived from it)
+ * writes the memory or lets the address escape. */
+static bool written_through(LLVMValueRef address, int depth) {
+  if (depth > 16)
+    return true;
+  for (LLVMUseRef use = LLVMGetFirstUse(address); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsALoadInst(user) || LLVMIsAICmpInst(user))
+      continue;
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == address &&
+        LLVMIsAAllocaInst(LLVMGetOperand(user, 1))) {
+      if (slot_leaks(LLVMGetOperand(user, 1), depth))
+        return true;
+      continue;
+    }
+    if (LLVMIsAStoreInst(user) || LLVMIsAAtomicRMWInst(user) || LLVMIsAAtomicCmpXchgInst(user) ||
+        LLVMIsAPtrToIntInst(user))
+      return true;
+    if (LLVMIsACallInst(user)) {
+      if (is_memory_write_to(user, address))
+        return true;
+      continue;
+    }
+    bool derived = LLVMIsAGetElementPtrInst(user) || LLVMIsACastInst(user) || LLVMIsAPHINode(user) ||
+                   LLVMIsASelectInst(user) || LLVMIsAConstantExpr(user);
+    if (!derived || written_through(user, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+bool globals_is_active(LLVMValueRef g) {
+  if (!LLVMIsAGlobalVariable(g))
+    return false;
+  if (vset_add(&decided, g)) {
+    bool shadowed = !LLVMIsGlobalConstant(g) && !LLVMIsDeclaration(g) &&
+                    kn_type_has_floats(LLVMGlobalGetValueType(g)) && !registry_inactive_global(g) &&
+                    strncmp(kn_value_name(g), "llvm.", 5) != 0 && written_through(g, 0);
+    if (shadowed)
+      vset_add(&active, g);
+  }
+  return vset_has(&active, g);
+}
+
+static unsigned globals_alignment(LLVMValueRef g) {
+  unsigned align = LLVMGetAlignment(g);
+  return align ? align : LLVMABIAlignmentOfType(kn_module.layout, LLVMGlobalGetValueType(g));
+}
+
+/* Shared memory on the GPU cannot be initialised; its shadow, shared memory
+ * too, is written wherever the primal is. */
+enum { SHARED_ADDRESS_SPACE = 3 };
+
+LLVMValueRef globals_shadow(LLVMValueRef g) {
+  LLVMValueRef shadow = vmap_get(&shadows, g);
+  if (shadow)
+    return shadow;
+  LLVMTypeRef type = LLVMGlobalGetValueType(g);
+  unsigned space = LLVMGetPointerAddressSpace(LLVMTypeOf(g));
+  char *name = kn_strdup_printf("__kinase_shadow_%s", kn_value_name(g));
+  shadow = LLVMAddGlobalInAddressSpace(kn_module.mod, type, name, space);
+  free(name);
+  LLVMSetInitializer(shadow, space == SHARED_ADDRESS_SPACE ? LLVMGetUndef(type) : LLVMConstNull(type));
+  LLVMSetLinkage(shadow, LLVMInternalLinkage);
+  LLVMSetAlignment(shadow, globals_alignment(g));
+  LLVMSetThreadLocalMode(shadow, LLVMGetThreadLocalMode(g));
+  vmap_put(&shadows, g, shadow);
+  return shadow;
+}
+
+/* The shadow of `v`, a global or a constant address computed from one
+ * (a GEP or cast constant expression), where `accept` says the global has
+ * one; NULL otherwise. */
+static LLVMValueRef shadow_expression(LLVMValueRef v, bool (*accept)(LLVMValueRef)) {
+  if (LLVMIsAGlobalVariable(v))
+    return accept(v) ? globals_shadow(v) : NULL;
+  if (!LLVMIsAConstantExpr(v))
+    return NULL;
+  LLVMOpcode op = LLVMGetConstOpcode(v);
+  if (op != LLVMGetElementPtr && op != LLVMBitCast && op != LLVMAddrSpaceCast)
+    return NULL;
+  LLVMValueRef base = shadow_expression(LLVMGetOperand(v, 0), accept);
+  if (!base)
+    return NULL;
+  if (op == LLVMBitCast)
+    return LLVMConstBitCast(base, LLVMTypeOf(v));
+  if (op == LLVMAddrSpaceCast)
+    return LLVMConstAddrSpaceCast(base, LLVMTypeOf(v));
+  unsigned n = (unsigned)LLVMGetNumOperands(v) - 1;
+  LLVMValueRef *indices = malloc(sizeof *indices * (n ? n : 1));
+  for (unsigned i = 0; i < n; i++)
+    indices[i] = LLVMGetOperand(v, i + 1);
+  LLVMValueRef gep = LLVMConstGEPWithNoWrapFlags(LLVMGetGEPSourceElementType(v), base, indices, n,
+                                                 LLVMGEPGetNoWrapFlags(v));
+  free(indices);
+  return gep;
+}
+
+static bool is_defined(LLVMValueRef g) { return !LLVMIsDeclaration(g); }
+
+LLVMValueRef globals_constant_shadow(LLVMValueRef v) { return shadow_expression(v, is_defined); }
+
+static bool is_shadowed(LLVMValueRef g) { return globals_is_active(g) || vset_has(&merged, g); }
+
+/* A varied pointer phi or select with an operand into a global that has no
+ * shadow yet: the global gets one. */
+static bool find_merged(ValueSet *varied, LLVMValueRef inst) {
+  if (!vset_has(varied, inst) || !kn_is_pointer_type(LLVMTypeOf(inst)))
+    return false;
+  bool found = false;
+  unsigned first = LLVMIsASelectInst(inst) ? 1 : 0;
+  unsigned n = LLVMIsAPHINode(inst) ? LLVMCountIncoming(inst) : LLVMIsASelectInst(inst) ? 3 : 0;
+  for (unsigned i = first; i < n; i++) {
+    LLVMValueRef operand = LLVMGetOperand(inst, i);
+    LLVMValueRef object = kn_underlying_object(operand);
+    if (!vset_has(varied, operand) && LLVMIsAGlobalVariable(object) && is_defined(object))
+      found |= vset_add(&merged, object);
+  }
+  return found;
+}
+
+bool globals_seed(ValueSet *varied, ValueMap *shadow, LLVMBasicBlockRef *blocks) {
+  bool seeded = false;
+  for (ptrdiff_t k = 0; k < arrlen(blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst))
+      find_merged(varied, inst);
+  for (ptrdiff_t k = 0; k < arrlen(blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst))
+      for (int i = 0, n = LLVMGetNumOperands(inst); i < n; i++) {
+        LLVMValueRef operand = LLVMGetOperand(inst, i);
+        if (!LLVMIsAConstant(operand) || vset_has(varied, operand))
+          continue;
+        LLVMValueRef s = shadow_expression(operand, is_shadowed);
+        if (s) {
+          seeded |= vset_add(varied, operand);
+          vmap_put(shadow, operand, s);
+        }
+      }
+  return seeded;
+}
+
+static bool uses_active_global(LLVMValueRef v, int depth) {
+  if (globals_is_active(v))
+    return true;
+  if (!LLVMIsAConstantExpr(v) || depth > 8)
+    return false;
+  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+    if (uses_active_global(LLVMGetOperand(v, i), depth + 1))
+      return true;
+  return false;
+}
+
+/* Depth-first over the call graph from `fn`; `seen` guards recursion. Only
+ * positive answers are remembered: a negative one met inside a cycle may be
+ * premature. */
+static bool reaches_active_global(LLVMValueRef fn, ValueSet *seen) {
+  if (!fn || LLVMIsDeclaration(fn) || vset_has(&touching, fn))
+    return fn && vset_has(&touching, fn);
+  if (!vset_add(seen, fn))
+    return false;
+  bool found = false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !found; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && !found;
+         inst = LLVMGetNextInstruction(inst)) {
+      for (int i = 0, n = LLVMGetNumOperands(inst); i < n && !found; i++)
+        found = uses_active_global(LLVMGetOperand(inst, i), 0);
+      if (!found && LLVMIsACallInst(inst))
+        found = reaches_active_global(kn_called_function(inst), seen);
+    }
+  if (found)
+    vset_add(&touching, fn);
+  return found;
+}
+
+bool globals_reached_by(LLVMValueRef fn) {
+  ValueSet seen = {0};
+  bool found = reaches_active_global(fn, &seen);
+  vset_free(&seen);
+  return found;
+}
+
+static void collect_shadowed(LLVMValueRef v, ValueSet *found, int depth) {
+  if (vmap_get(&shadows, v)) {
+    vset_add(found, v);
+  } else if (LLVMIsAConstantExpr(v) && depth < 8) {
+    for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+      collect_shadowed(LLVMGetOperand(v, i), found, depth + 1);
+  }
+}
+
+static void collect_reached(LLVMValueRef fn, ValueSet *seen, ValueSet *found) {
+  if (!fn || LLVMIsDeclaration(fn) || !vset_add(seen, fn))
+    return;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      for (int i = 0, n = LLVMGetNumOperands(inst); i < n; i++)
+        collect_shadowed(LLVMGetOperand(inst, i), found, 0);
+      if (LLVMIsACallInst(inst))
+        collect_reached(kn_called_function(inst), seen, found);
+    }
+}
+
+void globals_clear_before(LLVMValueRef before, LLVMValueRef fn) {
+  arrput(clears, ((Clear){before, fn}));
+}
+
+static void clear_shadows(LLVMBuilderRef b, LLVMValueRef fn) {
+  ValueSet seen = {0}, found = {0};
+  collect_reached(fn, &seen, &found);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(kn_module.mod); g; g = LLVMGetNextGlobal(g)) {
+    if (!vset_has(&found, g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == SHARED_ADDRESS_SPACE)
+      continue;
+    LLVMTypeRef type = LLVMGlobalGetValueType(g);
+    LLVMValueRef size = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),
+                                     LLVMABISizeOfType(kn_module.layout, type), 0);
+    LLVMBuildMemSet(b, globals_shadow(g), LLVMConstInt(LLVMInt8TypeInContext(kn_module.ctx), 0, 0),
+                    size, globals_alignment(g));
+  }
+  vset_free(&seen);
+  vset_free(&found);
+}
+
+void globals_emit_clears(void) {
+  if (!vmap_size(&shadows))
+    return;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (ptrdiff_t i = 0; i < arrlen(clears); i++) {
+    LLVMPositionBuilderBefore(b, clears[i].before);
+    clear_shadows(b, clears[i].fn);
+  }
+  LLVMDisposeBuilder(b);
+}

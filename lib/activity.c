@@ -19,6 +19,20 @@ bool activity_differentiable_type(LLVMTypeRef type) {
 
 static bool returns_fresh_memory(LLVMValueRef fn, int depth);
 
+/* An indirect call whose every possible callee allocates (malloc reached
+ * through a pointer in a structure). */
+static bool indirect_returns_fresh(LLVMValueRef call, int depth) {
+  LLVMValueRef *callees = devirt_candidates(call);
+  bool fresh = callees != NULL;
+  for (ptrdiff_t i = 0; i < arrlen(callees) && fresh; i++) {
+    const Rule *rule = rule_for_function(callees[i]);
+    fresh = rule ? rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC || rule->kind == RULE_REALLOC
+                 : returns_fresh_memory(callees[i], depth);
+  }
+  arrfree(callees);
+  return fresh;
+}
+
 /* Whether `v` is memory just allocated: an allocation call, a call of a
  * function returning such memory, or (unoptimised code) a load of a local
  * slot every store to which is such memory. `depth` bounds the search. */
@@ -30,7 +44,9 @@ static bool is_fresh(LLVMValueRef v, int depth) {
     const Rule *rule = rule_for_call(object);
     if (rule)
       return rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC || rule->kind == RULE_REALLOC;
-    return returns_fresh_memory(kn_called_function(object), depth + 1);
+    if (kn_called_function(object))
+      return returns_fresh_memory(kn_called_function(object), depth + 1);
+    return indirect_returns_fresh(object, depth + 1);
   }
   if (!LLVMIsALoadInst(object) || !LLVMIsAAllocaInst(LLVMGetOperand(object, 0)))
     return false;

@@ -4,6 +4,7 @@
 
 #include <stb/stb_ds.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct Cfg {
   LLVMBasicBlockRef *rpo;                                  /* reachable blocks */
@@ -193,4 +194,53 @@ void cfg_free(Cfg *cfg) {
   hmfree(cfg->index);
   free(cfg->idom);
   free(cfg);
+}
+
+/* Phis of `succ` name their predecessor `from`; it becomes `to`. The C API
+ * cannot change a phi's incoming block, so the phi is rebuilt. */
+static void retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBasicBlockRef to,
+                          LLVMBuilderRef b) {
+  LLVMValueRef phi = LLVMGetFirstInstruction(succ);
+  while (phi && LLVMIsAPHINode(phi)) {
+    LLVMValueRef next = LLVMGetNextInstruction(phi);
+    LLVMPositionBuilderBefore(b, phi);
+    LLVMValueRef copy = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
+    for (unsigned i = 0, n = LLVMCountIncoming(phi); i < n; i++) {
+      LLVMValueRef value = LLVMGetIncomingValue(phi, i);
+      LLVMBasicBlockRef block = LLVMGetIncomingBlock(phi, i);
+      LLVMAddIncoming(copy, &value, block == from ? &to : &block, 1);
+    }
+    const char *name = kn_value_name(phi);
+    LLVMReplaceAllUsesWith(phi, copy);
+    LLVMInstructionEraseFromParent(phi);
+    LLVMSetValueName2(copy, name, strlen(name));
+    phi = next;
+  }
+}
+
+LLVMBasicBlockRef cfg_split_after(LLVMValueRef inst, const char *name) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(inst);
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(inst));
+  LLVMBasicBlockRef tail = LLVMInsertBasicBlockInContext(ctx, bb, name);
+  LLVMMoveBasicBlockAfter(tail, bb);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, tail);
+  for (LLVMValueRef next = LLVMGetNextInstruction(inst); next;) {
+    LLVMValueRef after = LLVMGetNextInstruction(next);
+    char *moved = kn_strdup_printf("%s", kn_value_name(next));
+    LLVMInstructionRemoveFromParent(next);
+    LLVMInsertIntoBuilderWithName(b, next, moved);
+    free(moved);
+    next = after;
+  }
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(tail);
+  ValueSet done = {0};
+  for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++) {
+    LLVMBasicBlockRef succ = LLVMGetSuccessor(term, i);
+    if (vset_add(&done, LLVMBasicBlockAsValue(succ)))
+      retarget_phis(succ, bb, tail, b);
+  }
+  vset_free(&done);
+  LLVMDisposeBuilder(b);
+  return tail;
 }

@@ -129,6 +129,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     return false;
   LLVMValueRef copy = clone_function(sig->fn, "kinase.copy");
   copy_byval_params(sig->fn, copy);
+  devirt_indirect_calls(copy);
   simplify_before(copy);
   unsigned k = 0;
   for (unsigned i = 0; i < sig->nparams; i++) {

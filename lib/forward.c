@@ -48,11 +48,7 @@ static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied value %s has no tangent yet", kn_value_name(v));
     return t;
   }
-  LLVMValueRef zero = globals_constant_shadow(v);
-  if (zero)
-    return zero;
-  f->failed |= unsupported_missing_shadow(v, user, f->sig->fn);
-  return LLVMConstNull(LLVMTypeOf(v));
+  return unsupported_missing_shadow(v, user, f->sig->fn, &f->failed);
 }
 
 static void set_tangent(Forward *f, LLVMValueRef v, LLVMValueRef t) {
@@ -112,7 +108,7 @@ static LLVMValueRef zero_byte(void) { return LLVMConstInt(LLVMInt8TypeInContext(
 static void store_tangent(Forward *f, LLVMValueRef store) {
   LLVMValueRef value = LLVMGetOperand(store, 0), ptr = LLVMGetOperand(store, 1);
   if (!is_varied(f, ptr)) {
-    f->failed |= unsupported_global_write(&f->varied, store, ptr, value, f->sig->fn);
+    f->failed |= unsupported_unshadowed_write(&f->varied, store, ptr, value, f->sig->fn);
     return;
   }
   LLVMValueRef copy = LLVMInstructionClone(store);
@@ -195,7 +191,7 @@ static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
     return;
   case RULE_MEMCPY:
     if (!is_varied(f, dst)) {
-      f->failed |= unsupported_global_write(&f->varied, call, dst, LLVMGetOperand(call, 1), f->sig->fn);
+      f->failed |= unsupported_unshadowed_write(&f->varied, call, dst, LLVMGetOperand(call, 1), f->sig->fn);
       return;
     }
     if (is_varied(f, LLVMGetOperand(call, 1))) {
@@ -280,7 +276,9 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
   if (!activity_call_carries(&f->varied, call) && !is_varied(f, call))
     return;
   LLVMValueRef callee = kn_called_function(call);
-  if (!callee) {
+  if (!callee && devirt_is_fallback(call)) {
+    devirt_guard_fallback(f->b, call, f->sig->fn);
+  } else if (!callee) {
     fail(f, call, "it makes an indirect call%s with differentiated arguments", "");
   } else if (LLVMIsDeclaration(callee)) {
     fail(f, call,

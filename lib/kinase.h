@@ -133,6 +133,25 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
  * (the caller may pass NULL) unless the function also reads that memory. */
 void drop_unneeded_writes(LLVMValueRef param);
 void simplify_before(LLVMValueRef fn);
+
+/* ---- devirt.c: indirect calls ---- */
+
+/* Turns each indirect call in `fn` into direct calls of the module's
+ * functions it may reach (address taken, same type), keeping the indirect
+ * call, marked, for any other callee. */
+void devirt_indirect_calls(LLVMValueRef fn);
+/* The functions indirect `call` may reach (a stb_ds array, NULL when there
+ * are none or too many to compare with). */
+LLVMValueRef *devirt_candidates(LLVMValueRef call);
+/* Whether `call` is that kept indirect call. */
+bool devirt_is_fallback(LLVMValueRef call);
+/* A shadow for the result of that call where one is needed: the
+ * derivative of `subject` stops right after the call. */
+LLVMValueRef devirt_fallback_shadow(LLVMValueRef call, LLVMValueRef subject);
+/* Emits with `b`, for a kept indirect call that carries derivatives in the
+ * derivative of `subject`, a stop with a message (once per call): the
+ * callee is unknown. */
+void devirt_guard_fallback(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
 void simplify_after(LLVMValueRef fn);
 void strip_debug_locations(LLVMValueRef fn);
 
@@ -178,6 +197,10 @@ bool cfg_dominates(Cfg *cfg, LLVMBasicBlockRef a, LLVMBasicBlockRef b);
 Loop *cfg_loops(Cfg *cfg); /* a stb_ds array */
 Loop *cfg_loop_with_header(Cfg *cfg, LLVMBasicBlockRef header);
 bool loop_contains(Loop *loop, LLVMBasicBlockRef bb);
+/* Moves what follows `inst` in its block into a new block `name` placed
+ * after it (successors' phis follow), leaving `inst`'s block without a
+ * terminator. Returns the new block. */
+LLVMBasicBlockRef cfg_split_after(LLVMValueRef inst, const char *name);
 
 /* ---- activity.c ---- */
 
@@ -240,13 +263,17 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev);
 bool unsupported_construct(LLVMValueRef fn);
 /* Reports and returns true for an atomic operation on varied memory. */
 bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject);
-/* Reports and returns true when `v`, which has no shadow, is a pointer
- * (other than null) where `user` needs one. */
-bool unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMValueRef subject);
+/* The shadow to use for `v`, which has none, where `user` needs one: the
+ * zero shadow of a global, or for the result of a call to an unknown callee
+ * a null pointer behind a stop. Otherwise, for a pointer (other than null),
+ * reports the error and sets *failed. */
+LLVMValueRef unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMValueRef subject,
+                                        bool *failed);
 /* Reports and returns true when `inst` writes varied `data` (a value, or the
- * source of a copy) through `dst` into a global, which has no shadow. */
-bool unsupported_global_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
-                              LLVMValueRef data, LLVMValueRef subject);
+ * source of a copy) through `dst` into memory without a shadow where the
+ * derivative would be lost unseen: a global, or memory a call returned. */
+bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
+                                  LLVMValueRef data, LLVMValueRef subject);
 
 /* ---- libdevice.c ---- */
 
@@ -294,6 +321,7 @@ struct Rule {
 };
 
 const Rule *rule_for_call(LLVMValueRef call);
+const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */
 PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for others */
 /* The model function standing for the callee of `call` (RULE_MODEL). */
 LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call);

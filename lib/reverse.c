@@ -452,11 +452,7 @@ static LLVMValueRef shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied pointer %s has no shadow yet", kn_value_name(v));
     return s;
   }
-  LLVMValueRef zero = globals_constant_shadow(v);
-  if (zero)
-    return zero;
-  r->failed |= unsupported_missing_shadow(v, user, r->sig->fn);
-  return LLVMConstNull(LLVMTypeOf(v));
+  return unsupported_missing_shadow(v, user, r->sig->fn, &r->failed);
 }
 
 /* The instruction applied to the shadows of operands [first, first+count). */
@@ -666,7 +662,7 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
       else if (m.pointers)
         shadow_twin(r, call, 0, 2);
     }
-    r->failed |= unsupported_global_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
+    r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
     return;
   default:
     return;
@@ -713,7 +709,9 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     if (!activity_call_carries(&r->varied, inst) && !is_varied(r, inst))
       return;
     LLVMValueRef callee = kn_called_function(inst);
-    if (!callee)
+    if (!callee && devirt_is_fallback(inst))
+      devirt_guard_fallback(r->ab, inst, r->sig->fn);
+    else if (!callee)
       fail(r, inst, "it makes an indirect call%s with differentiated arguments", "");
     else if (registry_of(callee) && registry_of(callee)->augmented)
       augment_custom_call(r, inst, registry_of(callee));
@@ -732,7 +730,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     if (is_varied(r, at) && kn_is_pointer_type(LLVMTypeOf(value))) {
       shadow_twin(r, inst, 0, 2);
     } else {
-      r->failed |= unsupported_global_write(&r->varied, inst, at, value, r->sig->fn);
+      r->failed |= unsupported_unshadowed_write(&r->varied, inst, at, value, r->sig->fn);
     }
     return;
   }

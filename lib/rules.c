@@ -113,11 +113,12 @@ static void build_index(void) {
   }
 }
 
-const Rule *rule_for_call(LLVMValueRef call) {
+const Rule *rule_for_call(LLVMValueRef call) { return rule_for_function(kn_called_function(call)); }
+
+const Rule *rule_for_function(LLVMValueRef fn) {
   static const Rule inactive = {"__enzyme_inactivefn", RULE_INACTIVE, NULL, NULL, 0};
   if (!by_name)
     build_index();
-  LLVMValueRef fn = kn_called_function(call);
   if (!fn)
     return NULL;
   const Registration *registered = registry_of(fn);

@@ -70,24 +70,50 @@ bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subjec
   return false;
 }
 
-bool unsupported_global_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
-                              LLVMValueRef data, LLVMValueRef subject) {
-  LLVMValueRef base = kn_underlying_object(dst);
-  if (vset_has(varied, dst) || !vset_has(varied, data) || !LLVMIsAGlobalVariable(base) ||
-      registry_inactive_global(base))
+/* Memory a call returned that has no shadow: the call is neither an
+ * allocation Kinase knows nor marked inactive by the user. */
+static bool unshadowed_call_memory(LLVMValueRef base) {
+  if (!LLVMIsACallInst(base) || rule_for_call(base))
     return false;
-  kn_error(inst, subject, "it stores a differentiated value into global variable '%s', which has no shadow",
-           kn_value_name(base));
-  return true;
+  const Registration *custom = registry_of(kn_called_function(base));
+  return !custom || !custom->inactive;
 }
 
-bool unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMValueRef subject) {
-  bool null_like = LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v);
-  if (!kn_is_pointer_type(LLVMTypeOf(v)) || null_like)
+bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
+                                  LLVMValueRef data, LLVMValueRef subject) {
+  LLVMValueRef base = kn_underlying_object(dst);
+  if (vset_has(varied, dst) || !vset_has(varied, data))
     return false;
-  kn_error(user, subject,
-           "a pointer here may point either to memory with a shadow (a dup argument or local "
-           "memory) or to memory without one (%s); give both the same activity",
-           LLVMIsAArgument(v) ? "an enzyme_const argument" : "a global or constant");
-  return true;
+  if (LLVMIsAGlobalVariable(base) && !registry_inactive_global(base)) {
+    kn_error(inst, subject, "it stores a differentiated value into global variable '%s', which has no shadow",
+             kn_value_name(base));
+    return true;
+  }
+  if (unshadowed_call_memory(base)) {
+    LLVMValueRef callee = kn_called_function(base);
+    kn_error(inst, subject,
+             "it stores a differentiated value into memory returned by %s%s%s, which has no shadow: "
+             "Kinase sees no allocation there",
+             callee ? "'" : "an indirect call", callee ? kn_function_name(callee) : "", callee ? "'" : "");
+    return true;
+  }
+  return false;
+}
+
+LLVMValueRef unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMValueRef subject,
+                                        bool *failed) {
+  LLVMValueRef substitute = globals_constant_shadow(v);
+  if (!substitute && devirt_is_fallback(v) && kn_is_pointer_type(LLVMTypeOf(v)))
+    substitute = devirt_fallback_shadow(v, subject);
+  if (substitute)
+    return substitute;
+  bool null_like = LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v);
+  if (kn_is_pointer_type(LLVMTypeOf(v)) && !null_like) {
+    kn_error(user, subject,
+             "a pointer here may point either to memory with a shadow (a dup argument or local "
+             "memory) or to memory without one (%s); give both the same activity",
+             LLVMIsAArgument(v) ? "an enzyme_const argument" : "a global or constant");
+    *failed = true;
+  }
+  return LLVMConstNull(LLVMTypeOf(v));
 }

@@ -1,5 +1,4 @@
 // RUN: %check-c %s %t
-// XFAIL: *
 // Not supported yet: indirect calls with differentiated arguments.
 // Indirect calls through function pointers whose arguments are
 // differentiated: a generic integrator that takes the integrand as a

@@ -1,5 +1,4 @@
 // RUN: %check-c %s %t
-// XFAIL: *
 // Not supported yet: allocation through function pointers (indirect calls).
 // Allocation through function pointers: malloc reached through a pointer
 // kept in a global structure and through a static global pointer, inside

@@ -12,6 +12,7 @@
 #   %check-c       test/tools/check-c: `// RUN: %check-c %s %t [flags]` builds a
 #                  self-checking C program four ways and runs each
 #   %testinc       -I<repo>/test/c/include                 (check.h)
+#   %cudainc       -I<repo>/test/cuda/include              (cuda_check.h)
 #   %fuzz-numeric  python3 tools/fuzz-numeric.py           (random programs, derivatives checked)
 import os
 
@@ -30,6 +31,7 @@ clang = os.path.join(bin_dir, "clang")
 opt = os.path.join(bin_dir, "opt")
 include_dir = os.path.join(config.kinase_src_root, "include")
 test_include_dir = os.path.join(config.test_source_root, "c", "include")
+cuda_include_dir = os.path.join(config.test_source_root, "cuda", "include")
 check_c = os.path.join(config.test_source_root, "tools", "check-c")
 ptxas = os.path.join(config.cuda_root, "bin", "ptxas")
 
@@ -64,6 +66,7 @@ config.substitutions += [
     ("%cuda-root", config.cuda_root),
     ("%check-c", check_c),
     ("%testinc", "-I" + test_include_dir),
+    ("%cudainc", "-I" + cuda_include_dir),
     ("%plugin", config.kinase_plugin),
     ("%ptxas", ptxas),
     ("%clang", clang),

@@ -42,8 +42,8 @@ out=$(cd "$out" && pwd)
 : >"$out/$marker"
 
 # Build both -O levels of every test in parallel (xargs appends "src O2" to
-# "out cc"); each job leaves its compiler output in a log, removed when the
-# build succeeds.
+# "out cc inc"; inc holds cuda_check.h); each job leaves its compiler output in
+# a log, removed when the build succeeds.
 jobs=$(nproc 2>/dev/null || echo 4)
 ls "$root"/test/cuda/*.cu >/dev/null 2>&1 || die "no test/cuda/*.cu"
 for src in "$root"/test/cuda/*.cu; do
@@ -51,14 +51,15 @@ for src in "$root"/test/cuda/*.cu; do
     printf '%s %s\n' "$src" "$o"
   done
 done | xargs -P "$jobs" -n 2 sh -c '
-  out=$1 cc=$2 src=$3 o=$4
+  out=$1 cc=$2 inc=$3 src=$4 o=$5
   name=$(basename "$src" .cu)-$o
-  if "$cc" -$o -Wno-unknown-cuda-version "$src" -o "$out/$name" >"$out/$name.build.log" 2>&1; then
+  if "$cc" -$o -Wno-unknown-cuda-version -I"$inc" "$src" -o "$out/$name" \
+    >"$out/$name.build.log" 2>&1; then
     rm -f "$out/$name.build.log"
   else
     rm -f "$out/$name"
   fi
-' sh "$out" "$cc"
+' sh "$out" "$cc" "$root/test/cuda/include"
 
 failed=0
 for log in "$out"/*.build.log; do

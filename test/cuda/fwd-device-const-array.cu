@@ -6,21 +6,20 @@
 // argument.
 //
 // REQUIRES: cuda
-// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: FileCheck %s --input-file=%t.O0.ptx
-// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %kinase-cc -O2 %s -o %t.exe
+// RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // CHECK-NOT: __enzyme_fwddiff
 // CHECK: .entry _Z8tangentsPKdiS0_Pdi
 // CHECK-NOT: __enzyme_fwddiff
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "cuda_check.h"
 
 __device__ int enzyme_dup;
 __device__ int enzyme_const;
@@ -87,27 +86,6 @@ static double dgauss_sum(const double *c, int n, double x) {
   return d;
 }
 
-static int close_to(double got, double want, double rtol) {
-  return fabs(got - want) <= rtol * fmax(1.0, fabs(want)); // false for NaN
-}
-
-static void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) {
-    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
-    exit(1);
-  }
-}
-
-// Exit 2, with a message of its own, when there is no GPU to run on.
-static void require_device(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count < 1) {
-    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    exit(2);
-  }
-}
-
 int main(void) {
   enum { M = 1000 };
   static const double c[NC] = {0.5, -1.25, 0.75, 2.0, -0.3, 0.125, -0.0625, 0.01, 0.002};
@@ -119,40 +97,26 @@ int main(void) {
     double h = 1e-6;
     double fd0 = (horner(c, NC, x[i] + h) - horner(c, NC, x[i] - h)) / (2 * h);
     double fd2 = (gauss_sum(c, NC, x[i] + h) - gauss_sum(c, NC, x[i] - h)) / (2 * h);
-    if (!close_to(dhorner(c, NC, x[i]), fd0, 1e-6) || !close_to(dgauss_sum(c, NC, x[i]), fd2, 1e-6)) {
-      printf("FAIL: test bug: exact derivatives at x = %g disagree with finite differences\n", x[i]);
-      return 1;
-    }
+    require_exact(dhorner(c, NC, x[i]), fd0, 1e-6, "horner' at x = %g", x[i]);
+    require_exact(dgauss_sum(c, NC, x[i]), fd2, 1e-6, "gauss_sum' at x = %g", x[i]);
   }
 
   require_device();
-  double *d_c, *d_x, *d_out;
-  check(cudaMalloc(&d_c, sizeof c), "cudaMalloc");
-  check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
-  check(cudaMalloc(&d_out, sizeof out), "cudaMalloc");
-  check(cudaMemcpy(d_c, c, sizeof c, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpyToSymbol(kcoef, c, sizeof c), "copy to __constant__");
-  tangents<<<(M + 127) / 128, 128>>>(d_c, NC, d_x, d_out, M);
-  check(cudaGetLastError(), "kernel launch");
-  check(cudaDeviceSynchronize(), "kernel run");
-  check(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), "copy to host");
-  cudaFree(d_c);
-  cudaFree(d_x);
-  cudaFree(d_out);
+  double *d_c = to_device(c), *d_x = to_device(x), *d_out = device_alloc(out);
+  check_cuda(cudaMemcpyToSymbol(kcoef, c, sizeof c), "copy to __constant__");
+  tangents<<<blocks_for(M, 128), 128>>>(d_c, NC, d_x, d_out, M);
+  check_kernel("tangents");
+  from_device(out, d_out);
+  device_free_all();
 
   static const char *const names[NF] = {"horner (global)", "horner (shared, n unmarked)",
                                         "gauss_sum (global)", "gauss_sum (shared, dx = -0.5)",
                                         "horner (__constant__)"};
-  int bad = 0;
   for (int i = 0; i < M; i++) {
     double dh = dhorner(c, NC, x[i]), dg = dgauss_sum(c, NC, x[i]);
     double want[NF] = {dh, dh, dg, -0.5 * dg, dh};
     for (int k = 0; k < NF; k++)
-      if (!close_to(out[i * NF + k], want[k], 1e-12) && bad++ < 10)
-        printf("%s at x = %g: tangent %.17g, expected %.17g\n", names[k], x[i], out[i * NF + k],
-               want[k]);
+      check_close(out[i * NF + k], want[k], 1e-12, "%s at x = %g", names[k], x[i]);
   }
-  printf("%s: %d of %d tangents wrong\n", bad ? "FAIL" : "PASS", bad, M * NF);
-  return bad != 0;
+  return check_exit();
 }

@@ -7,13 +7,13 @@
 // with arrays in its own local memory, and with slices of global memory.
 //
 // REQUIRES: cuda
-// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: FileCheck %s --input-file=%t.O0.ptx
-// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %kinase-cc -O2 %s -o %t.exe
+// RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // CHECK-NOT: __enzyme_fwddiff
 // CHECK: .entry _Z5localPKdPdi
@@ -22,8 +22,7 @@
 // CHECK-NOT: __enzyme_fwddiff
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "cuda_check.h"
 
 __device__ int enzyme_dup;
 __device__ int enzyme_const;
@@ -85,27 +84,6 @@ static void exact_jacobian(const double *in, double J[NOUT][NIN]) {
     J[3][j] = J[0][j] * o1 + o0 * J[1][j] - c * J[2][j] - (j == 2 ? o2 : 0.0);
 }
 
-static int close_to(double got, double want, double rtol) {
-  return fabs(got - want) <= rtol * fmax(1.0, fabs(want)); // false for NaN
-}
-
-static void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) {
-    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
-    exit(1);
-  }
-}
-
-// Exit 2, with a message of its own, when there is no GPU to run on.
-static void require_device(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count < 1) {
-    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    exit(2);
-  }
-}
-
 int main(void) {
   enum { N = 300 };
   static double x[N * NIN], jac_l[N * NOUT * NIN], jac_g[N * NOUT * NIN], primal[N * NOUT];
@@ -123,58 +101,38 @@ int main(void) {
       model(ip, op);
       model(im, om);
       for (int r = 0; r < NOUT; r++)
-        if (!close_to(J[r][j], (op[r] - om[r]) / (2 * h), 1e-6)) {
-          printf("FAIL: test bug: exact Jacobian entry (%d, %d) of point %d is %.10g, "
-                 "finite differences %.10g\n", r, j, i, J[r][j], (op[r] - om[r]) / (2 * h));
-          return 1;
-        }
+        require_exact(J[r][j], (op[r] - om[r]) / (2 * h), 1e-6,
+                      "Jacobian entry (%d, %d) of point %d", r, j, i);
     }
   }
 
   require_device();
-  double *d_x, *d_scratch, *d_jl, *d_jg, *d_primal;
-  check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
-  check(cudaMalloc(&d_scratch, sizeof(double) * N * (NIN + 2 * NOUT)), "cudaMalloc");
-  check(cudaMalloc(&d_jl, sizeof jac_l), "cudaMalloc");
-  check(cudaMalloc(&d_jg, sizeof jac_g), "cudaMalloc");
-  check(cudaMalloc(&d_primal, sizeof primal), "cudaMalloc");
-  check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
-  local<<<(N + 63) / 64, 64>>>(d_x, d_jl, N);
-  check(cudaGetLastError(), "kernel launch (local)");
-  global<<<(N + 63) / 64, 64>>>(d_x, d_scratch, d_jg, d_primal, N);
-  check(cudaGetLastError(), "kernel launch (global)");
-  check(cudaDeviceSynchronize(), "kernel run");
-  check(cudaMemcpy(jac_l, d_jl, sizeof jac_l, cudaMemcpyDeviceToHost), "copy to host");
-  check(cudaMemcpy(jac_g, d_jg, sizeof jac_g, cudaMemcpyDeviceToHost), "copy to host");
-  check(cudaMemcpy(primal, d_primal, sizeof primal, cudaMemcpyDeviceToHost), "copy to host");
-  cudaFree(d_x);
-  cudaFree(d_scratch);
-  cudaFree(d_jl);
-  cudaFree(d_jg);
-  cudaFree(d_primal);
+  double *d_x = to_device(x), *d_scratch = device_alloc<double>(N * (NIN + 2 * NOUT));
+  double *d_jl = device_alloc(jac_l), *d_jg = device_alloc(jac_g);
+  double *d_primal = device_alloc(primal);
+  local<<<blocks_for(N, 64), 64>>>(d_x, d_jl, N);
+  check_kernel("local");
+  global<<<blocks_for(N, 64), 64>>>(d_x, d_scratch, d_jg, d_primal, N);
+  check_kernel("global");
+  from_device(jac_l, d_jl);
+  from_device(jac_g, d_jg);
+  from_device(primal, d_primal);
+  device_free_all();
 
-  int bad = 0, total = 0;
   for (int i = 0; i < N; i++) {
     double J[NOUT][NIN], o[NOUT];
     exact_jacobian(x + i * NIN, J);
     model(x + i * NIN, o);
     for (int r = 0; r < NOUT; r++) {
-      total++;
-      if (!close_to(primal[i * NOUT + r], o[r], 1e-12) && bad++ < 10)
-        printf("point %d: primal output %d is %.17g, expected %.17g\n", i, r, primal[i * NOUT + r],
-               o[r]);
+      check_close(primal[i * NOUT + r], o[r], 1e-12, "point %d: primal output %d", i, r);
       for (int j = 0; j < NIN; j++) {
-        double l = jac_l[i * NOUT * NIN + r * NIN + j], g = jac_g[i * NOUT * NIN + r * NIN + j];
-        total += 2;
-        if (!close_to(l, J[r][j], 1e-12) && bad++ < 10)
-          printf("point %d, local memory: d out[%d] / d in[%d] = %.17g, expected %.17g\n", i, r,
-                 j, l, J[r][j]);
-        if (!close_to(g, J[r][j], 1e-12) && bad++ < 10)
-          printf("point %d, global memory: d out[%d] / d in[%d] = %.17g, expected %.17g\n", i, r,
-                 j, g, J[r][j]);
+        int at = i * NOUT * NIN + r * NIN + j;
+        check_close(jac_l[at], J[r][j], 1e-12, "point %d, local memory: d out[%d] / d in[%d]", i,
+                    r, j);
+        check_close(jac_g[at], J[r][j], 1e-12, "point %d, global memory: d out[%d] / d in[%d]", i,
+                    r, j);
       }
     }
   }
-  printf("%s: %d of %d values wrong\n", bad ? "FAIL" : "PASS", bad, total);
-  return bad != 0;
+  return check_exit();
 }

@@ -3,13 +3,13 @@
 // markers and entry point itself, as Enzyme's CUDA users do.
 //
 // REQUIRES: cuda
-// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: FileCheck %s --input-file=%t.O0.ptx
-// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %kinase-cc -O2 %s -o %t.exe
+// RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // The request is gone from the PTX: the derivative replaced it.
 // CHECK-NOT: __enzyme_fwddiff
@@ -17,8 +17,7 @@
 // CHECK-NOT: __enzyme_fwddiff
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "cuda_check.h"
 
 __device__ int enzyme_dup;
 __device__ int enzyme_const;
@@ -41,23 +40,6 @@ __global__ void tangents(const double *x, double c, double *dx, int n) {
     dx[i] = __enzyme_fwddiff((void *)f, enzyme_dup, x[i], 1.0, enzyme_const, c);
 }
 
-static void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) {
-    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
-    exit(1);
-  }
-}
-
-// Exit 2, with a message of its own, when there is no GPU to run on.
-static void require_device(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count < 1) {
-    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    exit(2);
-  }
-}
-
 int main(void) {
   enum { N = 1000 };
   const double c = 0.75;
@@ -66,25 +48,13 @@ int main(void) {
     x[i] = 0.05 + 0.01 * i;
 
   require_device();
-  double *d_x, *d_dx;
-  check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
-  check(cudaMalloc(&d_dx, sizeof dx), "cudaMalloc");
-  check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
-  tangents<<<(N + 127) / 128, 128>>>(d_x, c, d_dx, N);
-  check(cudaGetLastError(), "kernel launch");
-  check(cudaDeviceSynchronize(), "kernel run");
-  check(cudaMemcpy(dx, d_dx, sizeof dx, cudaMemcpyDeviceToHost), "copy to host");
-  cudaFree(d_x);
-  cudaFree(d_dx);
+  double *d_x = to_device(x), *d_dx = device_alloc(dx);
+  tangents<<<blocks_for(N, 128), 128>>>(d_x, c, d_dx, N);
+  check_kernel("tangents");
+  from_device(dx, d_dx);
+  device_free_all();
 
-  int bad = 0;
-  for (int i = 0; i < N; i++) {
-    double want = df_dx(x[i], c);
-    if (fabs(dx[i] - want) > 1e-12 * fmax(1.0, fabs(want))) {
-      if (bad++ < 5)
-        printf("x = %g: tangent %.17g, expected %.17g\n", x[i], dx[i], want);
-    }
-  }
-  printf("%s: %d of %d tangents wrong\n", bad ? "FAIL" : "PASS", bad, N);
-  return bad != 0;
+  for (int i = 0; i < N; i++)
+    check_close(dx[i], df_dx(x[i], c), 1e-12, "d f / d x at x = %g", x[i]);
+  return check_exit();
 }

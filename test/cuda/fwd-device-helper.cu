@@ -7,13 +7,13 @@
 // kinase.h, not its own declarations.
 //
 // REQUIRES: cuda
-// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: FileCheck %s --input-file=%t.O0.ptx
-// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %kinase-cc -O2 %s -o %t.exe
+// RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // CHECK-NOT: __enzyme_fwddiff
 // CHECK: .entry _Z8tangentsPKdS0_Pdi
@@ -21,8 +21,7 @@
 
 #include <kinase.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "cuda_check.h"
 
 enum { NF = 6 };
 
@@ -73,27 +72,6 @@ static void dg(double x, double y, double *gx, double *gy) {
   *gy = -e * fy / 10.0 + rx;
 }
 
-static int close_to(double got, double want, double rtol) {
-  return fabs(got - want) <= rtol * fmax(1.0, fabs(want)); // false for NaN
-}
-
-static void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) {
-    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
-    exit(1);
-  }
-}
-
-// Exit 2, with a message of its own, when there is no GPU to run on.
-static void require_device(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count < 1) {
-    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    exit(2);
-  }
-}
-
 int main(void) {
   enum { N = 700 };
   static double x[N], y[N], out[N * NF];
@@ -110,42 +88,28 @@ int main(void) {
     double fdfy = (f(x[i], y[i] + h) - f(x[i], y[i] - h)) / (2 * h);
     double fdgx = (g(x[i] + h, y[i]) - g(x[i] - h, y[i])) / (2 * h);
     double fdgy = (g(x[i], y[i] + h) - g(x[i], y[i] - h)) / (2 * h);
-    if (!close_to(fx, fdfx, 1e-6) || !close_to(fy, fdfy, 1e-6) || !close_to(gx, fdgx, 1e-6) ||
-        !close_to(gy, fdgy, 1e-6)) {
-      printf("FAIL: test bug: exact derivatives at (%g, %g) disagree with finite differences\n",
-             x[i], y[i]);
-      return 1;
-    }
+    require_exact(fx, fdfx, 1e-6, "d f / d x at (%g, %g)", x[i], y[i]);
+    require_exact(fy, fdfy, 1e-6, "d f / d y at (%g, %g)", x[i], y[i]);
+    require_exact(gx, fdgx, 1e-6, "d g / d x at (%g, %g)", x[i], y[i]);
+    require_exact(gy, fdgy, 1e-6, "d g / d y at (%g, %g)", x[i], y[i]);
   }
 
   require_device();
-  double *d_x, *d_y, *d_out;
-  check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
-  check(cudaMalloc(&d_y, sizeof y), "cudaMalloc");
-  check(cudaMalloc(&d_out, sizeof out), "cudaMalloc");
-  check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_y, y, sizeof y, cudaMemcpyHostToDevice), "copy to device");
-  tangents<<<(N + 127) / 128, 128>>>(d_x, d_y, d_out, N);
-  check(cudaGetLastError(), "kernel launch");
-  check(cudaDeviceSynchronize(), "kernel run");
-  check(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), "copy to host");
-  cudaFree(d_x);
-  cudaFree(d_y);
-  cudaFree(d_out);
+  double *d_x = to_device(x), *d_y = to_device(y), *d_out = device_alloc(out);
+  tangents<<<blocks_for(N, 128), 128>>>(d_x, d_y, d_out, N);
+  check_kernel("tangents");
+  from_device(out, d_out);
+  device_free_all();
 
   static const char *const names[NF] = {"d f / d x", "d f / d y", "d f_inline / d x",
                                         "d f_inline / d y", "d g / d x", "d g / d y"};
-  int bad = 0;
   for (int i = 0; i < N; i++) {
     double want[NF];
     df(x[i], y[i], &want[0], &want[1]);
     want[2] = want[0], want[3] = want[1];
     dg(x[i], y[i], &want[4], &want[5]);
     for (int k = 0; k < NF; k++)
-      if (!close_to(out[i * NF + k], want[k], 1e-11) && bad++ < 10)
-        printf("%s at (%g, %g): tangent %.17g, expected %.17g\n", names[k], x[i], y[i],
-               out[i * NF + k], want[k]);
+      check_close(out[i * NF + k], want[k], 1e-11, "%s at (%g, %g)", names[k], x[i], y[i]);
   }
-  printf("%s: %d of %d tangents wrong\n", bad ? "FAIL" : "PASS", bad, N * NF);
-  return bad != 0;
+  return check_exit();
 }

@@ -5,13 +5,13 @@
 // enzyme_const pointer and the bias an enzyme_dup scalar.
 //
 // REQUIRES: cuda
-// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: FileCheck %s --input-file=%t.O0.ptx
-// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %kinase-cc -O2 %s -o %t.exe
+// RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // No float is widened to double (the promoted variadic arguments are not
 // left in the derivative); libdevice's sinf has f64 code of its own.
@@ -22,8 +22,7 @@
 // CHECK-NOT: cvt.f64.f32
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "cuda_check.h"
 
 __device__ int enzyme_dup;
 __device__ int enzyme_const;
@@ -78,27 +77,6 @@ static double exact_neuron(const float *w, const float *v, const float *in, floa
   return (1.0 - t * t) * ds;
 }
 
-static int close_to(double got, double want, double rtol) {
-  return fabs(got - want) <= rtol * fmax(1.0, fabs(want)); // false for NaN
-}
-
-static void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) {
-    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
-    exit(1);
-  }
-}
-
-// Exit 2, with a message of its own, when there is no GPU to run on.
-static void require_device(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count < 1) {
-    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    exit(2);
-  }
-}
-
 int main(void) {
   enum { N = 1024 };
   static float x[N], y[N], w[K], v[K], out[N * NF];
@@ -115,37 +93,20 @@ int main(void) {
     float h = 1e-2f;
     double fdx = ((double)f(x[i] + h, y[i]) - f(x[i] - h, y[i])) / (2.0 * h);
     double fdy = ((double)f(x[i], y[i] + h) - f(x[i], y[i] - h)) / (2.0 * h);
-    if (!close_to(exact_fx(x[i], y[i]), fdx, 2e-2) || !close_to(exact_fy(x[i], y[i]), fdy, 2e-2)) {
-      printf("FAIL: test bug: exact derivatives at (%g, %g) disagree with finite differences\n",
-             x[i], y[i]);
-      return 1;
-    }
+    require_exact(exact_fx(x[i], y[i]), fdx, 2e-2, "d f / d x at (%g, %g)", x[i], y[i]);
+    require_exact(exact_fy(x[i], y[i]), fdy, 2e-2, "d f / d y at (%g, %g)", x[i], y[i]);
   }
 
   require_device();
-  float *d_x, *d_y, *d_w, *d_v, *d_out;
-  check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
-  check(cudaMalloc(&d_y, sizeof y), "cudaMalloc");
-  check(cudaMalloc(&d_w, sizeof w), "cudaMalloc");
-  check(cudaMalloc(&d_v, sizeof v), "cudaMalloc");
-  check(cudaMalloc(&d_out, sizeof out), "cudaMalloc");
-  check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_y, y, sizeof y, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_w, w, sizeof w, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_v, v, sizeof v, cudaMemcpyHostToDevice), "copy to device");
-  tangents<<<(N + 255) / 256, 256>>>(d_x, d_y, d_w, d_v, d_out, N);
-  check(cudaGetLastError(), "kernel launch");
-  check(cudaDeviceSynchronize(), "kernel run");
-  check(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), "copy to host");
-  cudaFree(d_x);
-  cudaFree(d_y);
-  cudaFree(d_w);
-  cudaFree(d_v);
-  cudaFree(d_out);
+  float *d_x = to_device(x), *d_y = to_device(y), *d_w = to_device(w), *d_v = to_device(v);
+  float *d_out = device_alloc(out);
+  tangents<<<blocks_for(N, 256), 256>>>(d_x, d_y, d_w, d_v, d_out, N);
+  check_kernel("tangents");
+  from_device(out, d_out);
+  device_free_all();
 
   static const char *const names[NF] = {"d f / d x", "d f / d y", "neuron, dw = v",
                                         "neuron, dw = v, db = 2"};
-  int bad = 0;
   for (int i = 0; i < N; i++) {
     float in[K];
     for (int k = 0; k < K; k++)
@@ -154,10 +115,7 @@ int main(void) {
     double want[NF] = {exact_fx(x[i], y[i]), exact_fy(x[i], y[i]),
                        exact_neuron(w, v, in, b, 0.0), exact_neuron(w, v, in, b, 2.0)};
     for (int k = 0; k < NF; k++)
-      if (!close_to(out[i * NF + k], want[k], 5e-5) && bad++ < 10)
-        printf("%s at thread %d: tangent %.9g, expected %.9g\n", names[k], i, out[i * NF + k],
-               want[k]);
+      check_close(out[i * NF + k], want[k], 5e-5, "%s at thread %d", names[k], i);
   }
-  printf("%s: %d of %d tangents wrong\n", bad ? "FAIL" : "PASS", bad, N * NF);
-  return bad != 0;
+  return check_exit();
 }

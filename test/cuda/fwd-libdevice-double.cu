@@ -5,21 +5,20 @@
 // its own point; the host checks the tangents against the exact derivatives.
 //
 // REQUIRES: cuda
-// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: FileCheck %s --input-file=%t.O0.ptx
-// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %kinase-cc -O2 %s -o %t.exe
+// RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // CHECK-NOT: __enzyme_fwddiff
 // CHECK: .entry _Z8tangentsPKdS0_Pdi
 // CHECK-NOT: __enzyme_fwddiff
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "cuda_check.h"
 
 __device__ int enzyme_dup;
 __device__ int enzyme_const;
@@ -40,6 +39,8 @@ __host__ __device__ double f_mix(double x) {
 }
 
 enum { NF = 11 };
+static const char *const names[NF] = {"sin", "cos", "exp", "log", "tanh", "erf", "sqrt",
+                                      "pow dx", "pow dy", "pow dx dy", "mix"};
 
 __global__ void tangents(const double *x, const double *y, double *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -92,27 +93,6 @@ static void finite_diff(double x, double y, double *d) {
   d[10] = (f_mix(x + h) - f_mix(x - h)) / (2 * h);
 }
 
-static int close_to(double got, double want, double rtol) {
-  return fabs(got - want) <= rtol * fmax(1.0, fabs(want)); // false for NaN
-}
-
-static void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) {
-    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
-    exit(1);
-  }
-}
-
-// Exit 2, with a message of its own, when there is no GPU to run on.
-static void require_device(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count < 1) {
-    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    exit(2);
-  }
-}
-
 int main(void) {
   enum { N = 512 };
   static double x[N], y[N], out[N * NF];
@@ -121,46 +101,26 @@ int main(void) {
     y[i] = -1.5 + 4.0 * ((i * 37) % N) / N;
   }
 
-  // The test checks itself first: the exact derivatives above must agree
-  // with finite differences, or the test (not Kinase) is wrong.
   for (int i = 0; i < N; i += 7) {
     double e[NF], fd[NF];
     exact(x[i], y[i], e);
     finite_diff(x[i], y[i], fd);
     for (int k = 0; k < NF; k++)
-      if (!close_to(e[k], fd[k], 1e-6)) {
-        printf("FAIL: test bug: exact derivative %d at x = %g, y = %g is %.10g, "
-               "finite differences %.10g\n", k, x[i], y[i], e[k], fd[k]);
-        return 1;
-      }
+      require_exact(e[k], fd[k], 1e-6, "%s at x = %g, y = %g", names[k], x[i], y[i]);
   }
 
   require_device();
-  double *d_x, *d_y, *d_out;
-  check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
-  check(cudaMalloc(&d_y, sizeof y), "cudaMalloc");
-  check(cudaMalloc(&d_out, sizeof out), "cudaMalloc");
-  check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_y, y, sizeof y, cudaMemcpyHostToDevice), "copy to device");
-  tangents<<<(N + 127) / 128, 128>>>(d_x, d_y, d_out, N);
-  check(cudaGetLastError(), "kernel launch");
-  check(cudaDeviceSynchronize(), "kernel run");
-  check(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), "copy to host");
-  cudaFree(d_x);
-  cudaFree(d_y);
-  cudaFree(d_out);
+  double *d_x = to_device(x), *d_y = to_device(y), *d_out = device_alloc(out);
+  tangents<<<blocks_for(N, 128), 128>>>(d_x, d_y, d_out, N);
+  check_kernel("tangents");
+  from_device(out, d_out);
+  device_free_all();
 
-  static const char *const names[NF] = {"sin", "cos", "exp", "log", "tanh", "erf", "sqrt",
-                                        "pow dx", "pow dy", "pow dx dy", "mix"};
-  int bad = 0;
   for (int i = 0; i < N; i++) {
     double e[NF];
     exact(x[i], y[i], e);
     for (int k = 0; k < NF; k++)
-      if (!close_to(out[i * NF + k], e[k], 1e-12) && bad++ < 10)
-        printf("%s at x = %g, y = %g: tangent %.17g, expected %.17g\n", names[k], x[i], y[i],
-               out[i * NF + k], e[k]);
+      check_close(out[i * NF + k], e[k], 1e-12, "%s at x = %g, y = %g", names[k], x[i], y[i]);
   }
-  printf("%s: %d of %d tangents wrong\n", bad ? "FAIL" : "PASS", bad, N * NF);
-  return bad != 0;
+  return check_exit();
 }

@@ -5,21 +5,20 @@
 // The float arguments of the variadic call arrive promoted to double.
 //
 // REQUIRES: cuda
-// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: FileCheck %s --input-file=%t.O0.ptx
-// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %kinase-cc -O2 %s -o %t.exe
+// RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // CHECK-NOT: __enzyme_fwddiff
 // CHECK: .entry _Z8tangentsPKfS0_Pfi
 // CHECK-NOT: __enzyme_fwddiff
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "cuda_check.h"
 
 __device__ int enzyme_dup;
 __device__ int enzyme_const;
@@ -38,6 +37,8 @@ __host__ __device__ float f_mixf(float x) {
 }
 
 enum { NF = 11 };
+static const char *const names[NF] = {"sinf", "cosf", "expf", "logf", "tanhf", "erff", "sqrtf",
+                                      "powf dx", "powf dy", "powf dx dy", "mixf"};
 
 __global__ void tangents(const float *x, const float *y, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -94,27 +95,6 @@ static void finite_diff(float x, float y, double *d) {
   d[10] = ((double)f_mixf(x + h) - f_mixf(x - h)) / h2;
 }
 
-static int close_to(double got, double want, double rtol) {
-  return fabs(got - want) <= rtol * fmax(1.0, fabs(want)); // false for NaN
-}
-
-static void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) {
-    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
-    exit(1);
-  }
-}
-
-// Exit 2, with a message of its own, when there is no GPU to run on.
-static void require_device(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count < 1) {
-    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    exit(2);
-  }
-}
-
 int main(void) {
   enum { N = 512 };
   static float x[N], y[N], out[N * NF];
@@ -128,39 +108,21 @@ int main(void) {
     exact(x[i], y[i], e);
     finite_diff(x[i], y[i], fd);
     for (int k = 0; k < NF; k++)
-      if (!close_to(e[k], fd[k], 2e-2)) {
-        printf("FAIL: test bug: exact derivative %d at x = %g, y = %g is %.8g, "
-               "finite differences %.8g\n", k, x[i], y[i], e[k], fd[k]);
-        return 1;
-      }
+      require_exact(e[k], fd[k], 2e-2, "%s at x = %.9g, y = %.9g", names[k], x[i], y[i]);
   }
 
   require_device();
-  float *d_x, *d_y, *d_out;
-  check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
-  check(cudaMalloc(&d_y, sizeof y), "cudaMalloc");
-  check(cudaMalloc(&d_out, sizeof out), "cudaMalloc");
-  check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_y, y, sizeof y, cudaMemcpyHostToDevice), "copy to device");
-  tangents<<<(N + 127) / 128, 128>>>(d_x, d_y, d_out, N);
-  check(cudaGetLastError(), "kernel launch");
-  check(cudaDeviceSynchronize(), "kernel run");
-  check(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), "copy to host");
-  cudaFree(d_x);
-  cudaFree(d_y);
-  cudaFree(d_out);
+  float *d_x = to_device(x), *d_y = to_device(y), *d_out = device_alloc(out);
+  tangents<<<blocks_for(N, 128), 128>>>(d_x, d_y, d_out, N);
+  check_kernel("tangents");
+  from_device(out, d_out);
+  device_free_all();
 
-  static const char *const names[NF] = {"sinf", "cosf", "expf", "logf", "tanhf", "erff", "sqrtf",
-                                        "powf dx", "powf dy", "powf dx dy", "mixf"};
-  int bad = 0;
   for (int i = 0; i < N; i++) {
     double e[NF];
     exact(x[i], y[i], e);
     for (int k = 0; k < NF; k++)
-      if (!close_to(out[i * NF + k], e[k], 2e-5) && bad++ < 10)
-        printf("%s at x = %.9g, y = %.9g: tangent %.9g, expected %.9g\n", names[k], x[i], y[i],
-               out[i * NF + k], e[k]);
+      check_close(out[i * NF + k], e[k], 2e-5, "%s at x = %.9g, y = %.9g", names[k], x[i], y[i]);
   }
-  printf("%s: %d of %d tangents wrong\n", bad ? "FAIL" : "PASS", bad, N * NF);
-  return bad != 0;
+  return check_exit();
 }

@@ -9,13 +9,13 @@
 //   dL/ds    = sum_k [ (x_k - mu)^2 / e^(2s) - 1 ]
 //
 // REQUIRES: cuda
-// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: FileCheck %s --input-file=%t.O0.ptx
-// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %kinase-cc -O2 %s -o %t.exe
+// RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // The data loop reads memory nothing writes: no device malloc for a cache.
 // CHECK-NOT: __enzyme_fwddiff
@@ -28,8 +28,7 @@
 // CHECK-NOT: malloc
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "cuda_check.h"
 
 __device__ int enzyme_dup;
 __device__ int enzyme_const;
@@ -101,27 +100,6 @@ static void exact(const double *x, int k, double mu, double ls, double *d, doubl
   }
 }
 
-static int close_to(double got, double want, double rtol) {
-  return fabs(got - want) <= rtol * fmax(1.0, fabs(want)); // false for NaN
-}
-
-static void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) {
-    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
-    exit(1);
-  }
-}
-
-// Exit 2, with a message of its own, when there is no GPU to run on.
-static void require_device(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count < 1) {
-    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    exit(2);
-  }
-}
-
 int main(void) {
   enum { N = 2048 };
   static double x[N * K], out[N * NF];
@@ -152,45 +130,26 @@ int main(void) {
     exact(xi, K, mu, ls, d, scale);
     double fmu = (gauss_loglik(xi, K, mu + h, ls) - gauss_loglik(xi, K, mu - h, ls)) / (2 * h);
     double fls = (gauss_loglik(xi, K, mu, ls + h) - gauss_loglik(xi, K, mu, ls - h)) / (2 * h);
-    if (!close_to(d[0], fmu, 1e-6) || !close_to(d[1], fls, 1e-6)) {
-      printf("FAIL: test bug: exact derivatives of thread %d disagree with finite differences\n", i);
-      return 1;
-    }
+    require_exact(d[0], fmu, 1e-6, "dL/dmu of thread %d", i);
+    require_exact(d[1], fls, 1e-6, "dL/ds of thread %d", i);
   }
 
   require_device();
-  double *d_x, *d_out;
-  float *d_xf, *d_outf;
-  double2 *d_theta;
-  float2 *d_thetaf;
-  check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
-  check(cudaMalloc(&d_out, sizeof out), "cudaMalloc");
-  check(cudaMalloc(&d_theta, sizeof theta), "cudaMalloc");
-  check(cudaMalloc(&d_xf, sizeof xf), "cudaMalloc");
-  check(cudaMalloc(&d_outf, sizeof outf), "cudaMalloc");
-  check(cudaMalloc(&d_thetaf, sizeof thetaf), "cudaMalloc");
-  check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_theta, theta, sizeof theta, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_xf, xf, sizeof xf, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_thetaf, thetaf, sizeof thetaf, cudaMemcpyHostToDevice), "copy to device");
-  loglikd<<<(N + 127) / 128, 128>>>(d_x, d_theta, d_out, N, K);
-  check(cudaGetLastError(), "kernel launch (double)");
-  loglikf<<<(N + 127) / 128, 128>>>(d_xf, d_thetaf, d_outf, N, K);
-  check(cudaGetLastError(), "kernel launch (float)");
-  check(cudaDeviceSynchronize(), "kernel run");
-  check(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), "copy to host");
-  check(cudaMemcpy(outf, d_outf, sizeof outf, cudaMemcpyDeviceToHost), "copy to host");
-  cudaFree(d_x);
-  cudaFree(d_out);
-  cudaFree(d_theta);
-  cudaFree(d_xf);
-  cudaFree(d_outf);
-  cudaFree(d_thetaf);
+  double *d_x = to_device(x), *d_out = device_alloc(out);
+  double2 *d_theta = to_device(theta);
+  float *d_xf = to_device(xf), *d_outf = device_alloc(outf);
+  float2 *d_thetaf = to_device(thetaf);
+  loglikd<<<blocks_for(N, 128), 128>>>(d_x, d_theta, d_out, N, K);
+  check_kernel("loglikd");
+  loglikf<<<blocks_for(N, 128), 128>>>(d_xf, d_thetaf, d_outf, N, K);
+  check_kernel("loglikf");
+  from_device(out, d_out);
+  from_device(outf, d_outf);
+  device_free_all();
 
   static const char *const names[2 * NF] = {
       "double dL/dmu", "double dL/ds", "double -0.75 dL/ds",
       "float dL/dmu",  "float dL/ds",  "float 0.5 dL/dmu + 0.25 dL/ds"};
-  int bad = 0;
   for (int i = 0; i < N; i++) {
     double d[2], sd[2], df[2], sf[2], xs[K];
     exact(x + (size_t)i * K, K, theta[i].x, theta[i].y, d, sd);
@@ -202,14 +161,11 @@ int main(void) {
     double scale[2 * NF] = {sd[0], sd[1], 0.75 * sd[1], sf[0], sf[1], 0.5 * sf[0] + 0.25 * sf[1]};
     double got[2 * NF] = {out[i * NF], out[i * NF + 1], out[i * NF + 2],
                           outf[i * NF], outf[i * NF + 1], outf[i * NF + 2]};
-    for (int f = 0; f < 2 * NF; f++) {
-      // The sums cancel: the rounding error scales with the sum of the
-      // magnitudes of the terms, not with the result.
-      double tol = (f < NF ? 1e-12 : 2e-5) * fmax(1.0, scale[f]);
-      if (!(fabs(got[f] - want[f]) <= tol) && bad++ < 10)
-        printf("%s of thread %d: tangent %.17g, expected %.17g\n", names[f], i, got[f], want[f]);
-    }
+    // The sums cancel: the rounding error scales with the sum of the
+    // magnitudes of the terms, not with the result.
+    for (int f = 0; f < 2 * NF; f++)
+      check_within(got[f], want[f], (f < NF ? 1e-12 : 2e-5) * fmax(1.0, scale[f]),
+                   "%s of thread %d", names[f], i);
   }
-  printf("%s: %d of %d tangents wrong\n", bad ? "FAIL" : "PASS", bad, N * 2 * NF);
-  return bad != 0;
+  return check_exit();
 }

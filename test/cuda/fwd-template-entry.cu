@@ -5,21 +5,20 @@
 // not promoted: a float stays a float.
 //
 // REQUIRES: cuda
-// RUN: %kinase-cc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: FileCheck %s --input-file=%t.O0.ptx
-// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %kinase-cc -O2 %s -o %t.exe
+// RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // CHECK-NOT: __enzyme_fwddiff
 // CHECK: .entry _Z8tangentsPKdPKfPdPfi
 // CHECK-NOT: __enzyme_fwddiff
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "cuda_check.h"
 
 __device__ int enzyme_dup;
 __device__ int enzyme_const;
@@ -60,27 +59,6 @@ __global__ void tangents(const double *x, const float *y, double *out, float *ou
   of[1] = __enzyme_fwddiff<float>((void *)g, enzyme_const, xf, enzyme_dup, yf, 1.0f);
 }
 
-static int close_to(double got, double want, double rtol) {
-  return fabs(got - want) <= rtol * fmax(1.0, fabs(want)); // false for NaN
-}
-
-static void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) {
-    printf("FAIL: %s: %s\n", what, cudaGetErrorString(err));
-    exit(1);
-  }
-}
-
-// Exit 2, with a message of its own, when there is no GPU to run on.
-static void require_device(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count < 1) {
-    printf("NO CUDA DEVICE: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    exit(2);
-  }
-}
-
 int main(void) {
   enum { N = 500 };
   static double x[N], out[N * ND];
@@ -91,27 +69,16 @@ int main(void) {
   }
 
   require_device();
-  double *d_x, *d_out;
-  float *d_y, *d_outf;
-  check(cudaMalloc(&d_x, sizeof x), "cudaMalloc");
-  check(cudaMalloc(&d_y, sizeof y), "cudaMalloc");
-  check(cudaMalloc(&d_out, sizeof out), "cudaMalloc");
-  check(cudaMalloc(&d_outf, sizeof outf), "cudaMalloc");
-  check(cudaMemcpy(d_x, x, sizeof x, cudaMemcpyHostToDevice), "copy to device");
-  check(cudaMemcpy(d_y, y, sizeof y, cudaMemcpyHostToDevice), "copy to device");
-  tangents<<<(N + 127) / 128, 128>>>(d_x, d_y, d_out, d_outf, N);
-  check(cudaGetLastError(), "kernel launch");
-  check(cudaDeviceSynchronize(), "kernel run");
-  check(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), "copy to host");
-  check(cudaMemcpy(outf, d_outf, sizeof outf, cudaMemcpyDeviceToHost), "copy to host");
-  cudaFree(d_x);
-  cudaFree(d_y);
-  cudaFree(d_out);
-  cudaFree(d_outf);
+  double *d_x = to_device(x), *d_out = device_alloc(out);
+  float *d_y = to_device(y), *d_outf = device_alloc(outf);
+  tangents<<<blocks_for(N, 128), 128>>>(d_x, d_y, d_out, d_outf, N);
+  check_kernel("tangents");
+  from_device(out, d_out);
+  from_device(outf, d_outf);
+  device_free_all();
 
   static const char *const names[ND + NS] = {"d f / d x (n = 3)", "d h0 (1, -1)", "d h1 (1, -1)",
                                              "d g / d x (float)", "d g / d y (float)"};
-  int bad = 0;
   for (int i = 0; i < N; i++) {
     double xd = x[i], xf = (float)x[i], yf = y[i];
     double want[ND + NS] = {
@@ -124,10 +91,8 @@ int main(void) {
     double got[ND + NS] = {out[i * ND], out[i * ND + 1], out[i * ND + 2], outf[i * NS],
                            outf[i * NS + 1]};
     for (int k = 0; k < ND + NS; k++)
-      if (!close_to(got[k], want[k], k < ND ? 1e-12 : 2e-5) && bad++ < 10)
-        printf("%s at x = %g, y = %g: tangent %.17g, expected %.17g\n", names[k], x[i], y[i],
-               got[k], want[k]);
+      check_close(got[k], want[k], k < ND ? 1e-12 : 2e-5, "%s at x = %g, y = %g", names[k], x[i],
+                  y[i]);
   }
-  printf("%s: %d of %d tangents wrong\n", bad ? "FAIL" : "PASS", bad, N * (ND + NS));
-  return bad != 0;
+  return check_exit();
 }

@@ -131,6 +131,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   copy_byval_params(sig->fn, copy);
   devirt_indirect_calls(copy);
   simplify_before(copy);
+  floatbits_specialize_calls(copy);
   unsigned k = 0;
   for (unsigned i = 0; i < sig->nparams; i++) {
     const char *name = kn_value_name(LLVMGetParam(sig->fn, i));

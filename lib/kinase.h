@@ -134,6 +134,12 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
 void drop_unneeded_writes(LLVMValueRef param);
 void simplify_before(LLVMValueRef fn);
 
+/* ---- floatbits.c ---- */
+
+/* Calls in `fn` that pass a float's bits as an integer to a function of the
+ * module call a copy of it taking the float instead. */
+void floatbits_specialize_calls(LLVMValueRef fn);
+
 /* ---- devirt.c: indirect calls ---- */
 
 /* Turns each indirect call in `fn` into direct calls of the module's

@@ -1,6 +1,4 @@
 // RUN: %check-c %s %t
-// XFAIL: *
-// Not supported yet: a double carried as an integer across a call (type analysis across calls).
 // Doubles moved through integer-typed storage: memcpy into an unsigned long
 // long, passed by value to a noinline function that stores it as a double
 // into heap memory typed as an integer array (next to a genuine integer);

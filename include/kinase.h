@@ -52,6 +52,16 @@ extern int enzyme_const;
 extern int enzyme_out;
 #endif
 
+/* Enzyme's attributes: __attribute__((enzyme_inactive)) on a function or a
+ * global says no derivative flows through it. Clang does not know them; as
+ * annotations the pass reads them (kinase-cc defines these too). */
+#ifndef enzyme_inactive
+#define enzyme_inactive annotate("enzyme_inactive")
+#endif
+#ifndef enzyme_inactive_noblock
+#define enzyme_inactive_noblock annotate("enzyme_inactive_noblock")
+#endif
+
 #ifndef KINASE_NO_ENTRY_DECLS
 #ifdef __CUDA__
 #define KINASE_ENTRY_ __host__ __device__

@@ -4,7 +4,10 @@
  *   void *__enzyme_inactivefn[] = {f, ...};
  *   void *__enzyme_function_like[2] = {f, "log1p"};
  *   void *__enzyme_inactive_global[] = {&g, ...};
- * (any suffix after these names; arrays or structs of pointers). */
+ * (any suffix after these names; arrays or structs of pointers), and
+ * Enzyme's attributes __attribute__((enzyme_inactive)) and
+ * enzyme_inactive_noblock on functions and globals, which kinase-cc and
+ * kinase.h turn into annotations (clang alone does not know them). */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -103,9 +106,29 @@ static void read_global(LLVMValueRef global) {
   }
 }
 
+/* llvm.global.annotations: {annotated value, annotation string, file, line,
+ * arguments} for each annotation. */
+static void read_annotations(LLVMValueRef annotations) {
+  LLVMValueRef init = LLVMGetInitializer(annotations);
+  for (unsigned i = 0, n = init ? element_count(init) : 0; i < n; i++) {
+    LLVMValueRef entry = LLVMGetAggregateElement(init, i);
+    const char *what = entry ? string_of(element(entry, 1)) : NULL;
+    if (!what || (strcmp(what, "enzyme_inactive") && strcmp(what, "enzyme_inactive_noblock")))
+      continue;
+    LLVMValueRef target = element(entry, 0);
+    if (LLVMIsAFunction(target))
+      entry_for(target)->inactive = true;
+    else if (LLVMIsAGlobalVariable(target))
+      vset_add(&inactive_globals, target);
+  }
+}
+
 void registry_read(void) {
   for (LLVMValueRef g = LLVMGetFirstGlobal(kn_module.mod); g; g = LLVMGetNextGlobal(g))
     read_global(g);
+  LLVMValueRef annotations = LLVMGetNamedGlobal(kn_module.mod, "llvm.global.annotations");
+  if (annotations)
+    read_annotations(annotations);
 }
 
 void registry_reset(void) {

@@ -6,6 +6,8 @@
  *     -fpass-plugin runs the pass, -fplugin loads it early so that
  *     -mllvm -kinase-* options parse;
  *   - the directory of kinase.h (-I);
+ *   - Enzyme's attributes enzyme_inactive and enzyme_inactive_noblock, as
+ *     macros turning them into annotations (-D);
  *   - for CUDA inputs: the toolkit (--cuda-path), a default GPU (sm_90);
  *   - when linking: the Kinase runtime and, for CUDA, cudart and the driver.
  * Its exit status is clang's: it execs clang, no shell in between.
@@ -227,6 +229,9 @@ static void add_kinase(Command *cmd, const char *prefix) {
   add(cmd, concat("-fplugin=", plugin));
   add(cmd, concat("-fpass-plugin=", plugin));
   add(cmd, "-I" KINASE_INCLUDE_DIR);
+  /* Enzyme's attributes, unknown to clang, become annotations the pass reads. */
+  add(cmd, "-Denzyme_inactive=annotate(\"enzyme_inactive\")");
+  add(cmd, "-Denzyme_inactive_noblock=annotate(\"enzyme_inactive_noblock\")");
 }
 
 static void add_cuda_compile(Command *cmd, const Request *req, const char *root) {

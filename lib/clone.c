@@ -130,6 +130,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   LLVMValueRef copy = clone_function(sig->fn, "kinase.copy");
   copy_byval_params(sig->fn, copy);
   devirt_indirect_calls(copy);
+  rule_inline_void_models(copy);
   simplify_before(copy);
   floatbits_specialize_calls(copy);
   unsigned k = 0;

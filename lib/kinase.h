@@ -331,6 +331,9 @@ const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */
 PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for others */
 /* The model function standing for the callee of `call` (RULE_MODEL). */
 LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call);
+/* Puts the body of each model without a result (sincos, which stores its
+ * results) in place of its calls in `fn`, a copy about to be simplified. */
+void rule_inline_void_models(LLVMValueRef fn);
 
 /* Builders for derivative arithmetic, used by the rule tables and the
  * generators; they fold constants and skip zeros where it is exact. */
@@ -342,6 +345,9 @@ LLVMValueRef math_fadd(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
 LLVMValueRef math_fsub(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
 LLVMValueRef math_fdiv(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
 LLVMValueRef math_fneg(LLVMBuilderRef b, LLVMValueRef x);
+/* digamma(x), the derivative of lgamma: a call of a helper emitted into the
+ * module once per float type (rules/digamma.c). */
+LLVMValueRef math_digamma(LLVMBuilderRef b, LLVMValueRef x);
 
 /* ---- coerce.c: matching the types the caller used ---- */
 

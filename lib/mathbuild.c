@@ -21,7 +21,13 @@ LLVMValueRef math_const(LLVMTypeRef type, double value) {
   return LLVMConstReal(type, value);
 }
 
+/* A partial of an integer argument (the order of jn) is 0 and meets that
+ * integer's tangent, which forward mode keeps as its bits: no derivative
+ * flows there. The product is -0, which vanishes from the sum (t + -0 = t
+ * for every t, so instcombine folds it; +0 it may not). */
 LLVMValueRef math_fmul(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
+  if (kn_is_float_type(LLVMTypeOf(x)) && !kn_is_float_type(LLVMTypeOf(y)))
+    return math_const(LLVMTypeOf(x), -0.0);
   return LLVMBuildFMul(b, x, y, "");
 }
 LLVMValueRef math_fadd(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
@@ -46,12 +52,34 @@ static bool gpu_has_native(const char *name) {
   return false;
 }
 
-/* A call of prefix+name, with the float suffix for floats. */
+/* The type of the first float argument: the result's, and the one that picks
+ * the library's spelling (jn takes its integer order first). */
+static LLVMTypeRef float_operand_type(LLVMValueRef *args, unsigned nargs) {
+  for (unsigned i = 0; i < nargs; i++)
+    if (kn_is_float_type(LLVMTypeOf(args[i])))
+      return LLVMTypeOf(args[i]);
+  kn_die("math call without a float argument");
+}
+
+/* libm's suffix for a type: jnf, jn, jnl. libdevice has no long double. */
+static const char *type_suffix(LLVMTypeRef type) {
+  switch (LLVMGetTypeKind(type)) {
+  case LLVMFloatTypeKind:
+    return "f";
+  case LLVMX86_FP80TypeKind:
+  case LLVMFP128TypeKind:
+  case LLVMPPC_FP128TypeKind:
+    return "l";
+  default:
+    return "";
+  }
+}
+
+/* A call of prefix+name, with the suffix of its float type. */
 static LLVMValueRef call_library(LLVMBuilderRef b, const char *prefix, const char *name,
                                  LLVMValueRef *args, unsigned nargs) {
-  LLVMTypeRef type = LLVMTypeOf(args[0]);
-  bool single = LLVMGetTypeKind(type) == LLVMFloatTypeKind;
-  char *symbol = kn_strdup_printf("%s%s%s", prefix, name, single ? "f" : "");
+  LLVMTypeRef type = float_operand_type(args, nargs);
+  char *symbol = kn_strdup_printf("%s%s%s", prefix, name, type_suffix(type));
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, symbol);
   LLVMTypeRef params[4];
   for (unsigned i = 0; i < nargs; i++)

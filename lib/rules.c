@@ -149,3 +149,33 @@ LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call) {
   free(name);
   return fn;
 }
+
+/* A call's derivative is a function of its arguments: it cannot see what a
+ * model stores through them. So a model without a result (sincos) takes
+ * the place of its calls in the copy being differentiated, before that is
+ * simplified; its math calls and stores have rules of their own. */
+void rule_inline_void_models(LLVMValueRef fn) {
+  LLVMValueRef *calls = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
+      const Registration *custom = rule ? registry_of(kn_called_function(inst)) : NULL;
+      bool own_rule = custom && (custom->forward || custom->augmented); /* the user's wins */
+      if (rule && rule->kind == RULE_MODEL && !own_rule &&
+          LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMVoidTypeKind)
+        arrput(calls, inst);
+    }
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
+    LLVMValueRef args[8];
+    unsigned nargs = LLVMGetNumArgOperands(calls[i]);
+    for (unsigned k = 0; k < nargs && k < 8; k++)
+      args[k] = LLVMGetOperand(calls[i], k);
+    LLVMPositionBuilderBefore(b, calls[i]);
+    LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(calls[i]));
+    rule_for_call(calls[i])->model(b, args, LLVMTypeOf(calls[i]));
+    LLVMInstructionEraseFromParent(calls[i]);
+  }
+  LLVMDisposeBuilder(b);
+  arrfree(calls);
+}

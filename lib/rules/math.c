@@ -110,6 +110,33 @@ PARTIAL(partial_j0) { UNUSED; return math_fneg(b, call1(b, "j1", X)); }
 PARTIAL(partial_y0) { UNUSED; return math_fneg(b, call1(b, "y1", X)); }
 PARTIAL(partial_j1) { UNUSED; return math_fsub(b, call1(b, "j0", X), math_fdiv(b, y, X)); }
 PARTIAL(partial_y1) { UNUSED; return math_fsub(b, call1(b, "y0", X), math_fdiv(b, y, X)); }
+
+/* Z_k(x) for Z = jn or yn and any order k. libdevice's jn and yn return NaN
+ * for a negative order, which the derivative at n = 0 asks for (order -1):
+ * Z_-m = (-1)^m Z_m. */
+static LLVMValueRef bessel_order(LLVMBuilderRef b, const char *fn, LLVMValueRef k, LLVMValueRef x) {
+  LLVMTypeRef int_type = LLVMTypeOf(k);
+  LLVMValueRef negative = LLVMBuildICmp(b, LLVMIntSLT, k, LLVMConstInt(int_type, 0, 0), "");
+  LLVMValueRef args[2] = {LLVMBuildSelect(b, negative, LLVMBuildNeg(b, k, ""), k, ""), x};
+  LLVMValueRef z = math_call(b, fn, args, 2);
+  LLVMValueRef odd = LLVMBuildTrunc(b, k, LLVMInt1TypeInContext(kn_module.ctx), "");
+  return LLVMBuildSelect(b, LLVMBuildAnd(b, negative, odd, ""), math_fneg(b, z), z, "");
+}
+/* Z_n' = (Z_n-1 - Z_n+1) / 2 for Z = jn, yn; the order n is an integer. */
+static LLVMValueRef bessel_n(LLVMBuilderRef b, const char *fn, LLVMValueRef *args, unsigned i) {
+  LLVMValueRef n = args[0], x = args[1], one = LLVMConstInt(LLVMTypeOf(n), 1, 0);
+  LLVMTypeRef type = LLVMTypeOf(x);
+  if (i == 0)
+    return math_const(type, 0.0);
+  LLVMValueRef below = bessel_order(b, fn, LLVMBuildSub(b, n, one, ""), x);
+  LLVMValueRef above = bessel_order(b, fn, LLVMBuildAdd(b, n, one, ""), x);
+  return math_fmul(b, math_const(type, 0.5), math_fsub(b, below, above));
+}
+PARTIAL(partial_jn) { UNUSED; return bessel_n(b, "jn", args, i); }
+PARTIAL(partial_yn) { UNUSED; return bessel_n(b, "yn", args, i); }
+/* lgamma' = digamma; tgamma' = tgamma digamma. */
+PARTIAL(partial_lgamma) { UNUSED; return math_digamma(b, X); }
+PARTIAL(partial_tgamma) { UNUSED; return math_fmul(b, y, math_digamma(b, X)); }
 /* fma(a, b, c) = a * b + c. */
 PARTIAL(partial_fma) {
   UNUSED;

@@ -1,5 +1,5 @@
 /* Model bodies for models.def. Each gets the model's parameters and returns
- * its result, built with `b` in the model function's only block. Complex
+ * its result (NULL for a void model), built with `b` in one block. Complex
  * numbers arrive as (re, im) scalar pairs; the result is a {re, im} struct
  * or a <2 x float> vector, as the target's C ABI has it. */
 #include "kinase.h"
@@ -44,4 +44,17 @@ MODEL(model_complex_exp) {
 MODEL(model_modf) {
   LLVMValueRef whole = math_call(b, "trunc", &p[0], 1);
   return pack(b, result, math_fsub(b, p[0], whole), whole);
+}
+
+/* llvm.sincos(x) = {sin x, cos x} */
+MODEL(model_sincos_pair) {
+  return pack(b, result, math_call(b, "sin", &p[0], 1), math_call(b, "cos", &p[0], 1));
+}
+
+/* sincos(x, &s, &c): s = sin x, c = cos x, stored; no result. */
+MODEL(model_sincos) {
+  (void)result;
+  LLVMBuildStore(b, math_call(b, "sin", &p[0], 1), p[1]);
+  LLVMBuildStore(b, math_call(b, "cos", &p[0], 1), p[2]);
+  return NULL;
 }

@@ -1,7 +1,10 @@
-/* The Enzyme C ABI: __enzyme_fwddiff(fn, args...) and
- * __enzyme_autodiff(fn, args...) calls, with activity markers (enzyme_dup,
- * enzyme_dupnoneed, enzyme_const, enzyme_out) passed as the values of
- * globals of those names. A call is replaced by a call of the derivative. */
+/* The Enzyme C ABI: __enzyme_fwddiff(fn, args...), __enzyme_autodiff(fn,
+ * args...) and the split pair __enzyme_augmentfwd(fn, args...) /
+ * __enzyme_reverse(fn, args..., [seed,] tape), with activity markers
+ * (enzyme_dup, enzyme_dupnoneed, enzyme_const, enzyme_out) passed as the
+ * values of globals of those names, and in split mode enzyme_tape, t (the
+ * tape) and enzyme_allocated, n (the caller holds the tape in n bytes of
+ * its own at t). A call is replaced by a call of the derivative. */
 #include "kinase.h"
 
 #include <stdarg.h>
@@ -19,10 +22,10 @@ static const struct {
     {"enzyme_out", ACT_OUT},
 };
 
-/* Markers of Enzyme's batch and split modes, not supported yet. */
+/* Markers of Enzyme's batch mode and other options, not supported yet. */
 static const char *const unsupported_markers[] = {
-    "enzyme_width", "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_tape", "enzyme_allocated",
-    "enzyme_nocache", "enzyme_primal_return", "enzyme_noret", "enzyme_scalar", "enzyme_vector",
+    "enzyme_width", "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_nocache",
+    "enzyme_primal_return", "enzyme_noret", "enzyme_scalar", "enzyme_vector",
 };
 
 /* A marker global is named like the marker; as a C++ internal variable
@@ -63,8 +66,10 @@ static int marker_of(LLVMValueRef arg) {
   return -1;
 }
 
-static const char *entry_name(Mode mode) {
-  return mode == MODE_FORWARD ? "__enzyme_fwddiff" : "__enzyme_autodiff";
+static const char *entry_name(RequestKind kind) {
+  static const char *const names[] = {"__enzyme_fwddiff", "__enzyme_autodiff", "__enzyme_augmentfwd",
+                                      "__enzyme_reverse"};
+  return names[kind];
 }
 
 /* Default activity of an unmarked argument, as in Enzyme. */
@@ -78,14 +83,20 @@ static Activity default_activity(LLVMTypeRef param, Mode mode) {
 
 typedef struct {
   LLVMValueRef call;
+  RequestKind kind;
   Mode mode;
   unsigned first;    /* the function's argument: 1 after an sret pointer */
   LLVMValueRef sret; /* where a large declared result goes, or NULL */
   LLVMTypeRef declared; /* the declared result type */
   LLVMValueRef fn;
   LLVMBuilderRef b;
-  LLVMValueRef args[2 * KN_MAX_PARAMS];
+  LLVMValueRef args[2 * KN_MAX_PARAMS + 2];
   unsigned nargs;
+  /* The call's arguments after the function, split-mode markers taken out. */
+  LLVMValueRef actual[2 * KN_MAX_PARAMS + 8];
+  unsigned nactual;
+  LLVMValueRef tape;      /* enzyme_tape's value, or NULL */
+  LLVMValueRef allocated; /* enzyme_allocated's size, or NULL */
 } Request;
 
 static bool request_error(Request *r, const char *fmt, ...) {
@@ -94,7 +105,7 @@ static bool request_error(Request *r, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  kn_error(r->call, NULL, "%s: %s", entry_name(r->mode), what);
+  kn_error(r->call, NULL, "%s: %s", entry_name(r->kind), what);
   return false;
 }
 
@@ -128,22 +139,53 @@ static bool push_arg(Request *r, unsigned i, LLVMValueRef value, LLVMTypeRef typ
   return true;
 }
 
+static bool is_marker(LLVMValueRef arg, const char *marker) {
+  LLVMValueRef v = marker_global(arg);
+  return v && is_marker_name(kn_value_name(v), marker);
+}
+
+static bool is_any_marker(LLVMValueRef arg) {
+  return marker_of(arg) >= 0 || is_marker(arg, "enzyme_tape") || is_marker(arg, "enzyme_allocated");
+}
+
+/* Fills r->actual with the arguments after the function, taking out the
+ * split-mode markers and their values. */
+static bool collect_actual(Request *r) {
+  unsigned n = LLVMGetNumArgOperands(r->call);
+  for (unsigned k = r->first + 1; k < n; k++) {
+    LLVMValueRef arg = LLVMGetOperand(r->call, k);
+    if (unsupported_marker(arg))
+      return request_error(r, "marker '%s' (Enzyme's batch mode) is not supported yet",
+                           unsupported_marker(arg));
+    LLVMValueRef *slot = is_marker(arg, "enzyme_tape")        ? &r->tape
+                         : is_marker(arg, "enzyme_allocated") ? &r->allocated
+                                                              : NULL;
+    bool split = r->kind == REQ_AUGMENT || r->kind == REQ_REVERSE;
+    if (slot && (!split || k + 1 == n))
+      return request_error(r, "marker '%s' %s", kn_value_name(marker_global(arg)),
+                           split ? "must be followed by a value" : "belongs to split mode");
+    if (slot) {
+      *slot = LLVMGetOperand(r->call, ++k);
+    } else {
+      if (r->nactual == sizeof r->actual / sizeof *r->actual)
+        return request_error(r, "too many arguments");
+      r->actual[r->nactual++] = arg;
+    }
+  }
+  return true;
+}
+
 /* Reads the markers and values after the function argument into `sig` and
- * the argument list of the derivative. */
-static bool read_arguments(Request *r, Signature *sig) {
-  unsigned nactual = LLVMGetNumArgOperands(r->call), cursor = r->first + 1;
-  unsigned nparams = LLVMCountParams(r->fn);
+ * the argument list of the derivative; *read is how many it read. */
+static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
+  unsigned nparams = LLVMCountParams(r->fn), cursor = 0, nactual = r->nactual;
   if (nparams > KN_MAX_PARAMS)
     return request_error(r, "'%s' has more than %d parameters", kn_function_name(r->fn),
                          KN_MAX_PARAMS);
   sig->nparams = nparams;
-  for (unsigned k = cursor; k < nactual; k++)
-    if (unsupported_marker(LLVMGetOperand(r->call, k)))
-      return request_error(r, "marker '%s' (Enzyme's batch or split mode) is not supported yet",
-                           unsupported_marker(LLVMGetOperand(r->call, k)));
   for (unsigned i = 0; i < nparams; i++) {
     LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(r->fn, i));
-    int marker = cursor < nactual ? marker_of(LLVMGetOperand(r->call, cursor)) : -1;
+    int marker = cursor < nactual ? marker_of(r->actual[cursor]) : -1;
     Activity act = marker >= 0 ? (Activity)marker : default_activity(type, r->mode);
     cursor += marker >= 0;
     unsigned needed = (act == ACT_DUP || act == ACT_DUPNONEED) ? 2 : 1;
@@ -155,7 +197,7 @@ static bool read_arguments(Request *r, Signature *sig) {
     if (!check_activity(r, i, type, act))
       return false;
     for (unsigned k = 0; k < needed; k++) {
-      LLVMValueRef value = LLVMGetOperand(r->call, cursor++);
+      LLVMValueRef value = r->actual[cursor++];
       if (marker_of(value) >= 0)
         return request_error(r, "a marker stands where parameter %u of '%s' expects a %s",
                              i + 1, kn_function_name(r->fn), k ? "shadow" : "value");
@@ -164,10 +206,17 @@ static bool read_arguments(Request *r, Signature *sig) {
     }
     sig->params[i] = act;
   }
-  if (cursor != nactual)
+  *read = cursor;
+  return true;
+}
+
+/* No argument may be left over. */
+static bool check_all_read(Request *r, unsigned cursor) {
+  unsigned nparams = LLVMCountParams(r->fn);
+  if (cursor != r->nactual)
     return request_error(r, "'%s' has %u parameter%s but the call passes %u more argument%s",
-                         kn_function_name(r->fn), nparams, nparams == 1 ? "" : "s", nactual - cursor,
-                         nactual - cursor == 1 ? "" : "s");
+                         kn_function_name(r->fn), nparams, nparams == 1 ? "" : "s",
+                         r->nactual - cursor, r->nactual - cursor == 1 ? "" : "s");
   return true;
 }
 
@@ -176,14 +225,16 @@ static bool read_arguments(Request *r, Signature *sig) {
 static void erase_dead_markers(LLVMValueRef *args, unsigned n) {
   ValueSet seen = {0};
   for (unsigned i = 0; i < n; i++)
-    if (vset_add(&seen, args[i]) && LLVMIsALoadInst(args[i]) && marker_of(args[i]) >= 0 &&
+    if (vset_add(&seen, args[i]) && LLVMIsALoadInst(args[i]) && is_any_marker(args[i]) &&
         !LLVMGetFirstUse(args[i]))
       LLVMInstructionEraseFromParent(args[i]);
   vset_free(&seen);
 }
 
-static bool call_forward(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret);
-static bool call_reverse(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret);
+static bool call_forward(Request *r, Signature *sig, LLVMTypeRef ret);
+static bool call_gradient(Request *r, Signature *sig, LLVMTypeRef ret);
+static bool call_augment(Request *r, Signature *sig, LLVMTypeRef ret);
+static bool call_split_reverse(Request *r, Signature *sig, LLVMTypeRef ret, unsigned cursor);
 
 /* Hands the result to the caller: as the call's value, or through the sret
  * pointer of a large declared struct. */
@@ -224,14 +275,26 @@ static bool lower(Request *r) {
     return request_error(r, "'%s' is variadic", kn_function_name(target));
   r->fn = target;
   Signature sig = {.fn = target, .mode = r->mode};
-  if (!read_arguments(r, &sig))
+  unsigned cursor;
+  if (!collect_actual(r) || !read_arguments(r, &sig, &cursor))
     return false;
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(target));
-  return r->mode == MODE_FORWARD ? call_forward(r, &sig, r->declared, ret)
-                                 : call_reverse(r, &sig, r->declared, ret);
+  if (r->kind == REQ_REVERSE)
+    return call_split_reverse(r, &sig, ret, cursor);
+  if (!check_all_read(r, cursor))
+    return false;
+  switch (r->kind) {
+  case REQ_FORWARD:
+    return call_forward(r, &sig, ret);
+  case REQ_GRADIENT:
+    return call_gradient(r, &sig, ret);
+  default:
+    return call_augment(r, &sig, ret);
+  }
 }
 
-static bool call_forward(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret) {
+static bool call_forward(Request *r, Signature *sig, LLVMTypeRef ret) {
+  LLVMTypeRef declared = r->declared;
   sig->ret_tangent = LLVMGetTypeKind(declared) != LLVMVoidTypeKind && kn_type_has_floats(ret);
   LLVMValueRef result =
       LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), r->args, r->nargs, "");
@@ -249,7 +312,10 @@ static bool call_forward(Request *r, Signature *sig, LLVMTypeRef declared, LLVMT
 
 /* The gradients of the enzyme_out parameters, as the caller declared them:
  * one value, or a struct of them in order. */
-static bool return_gradients(Request *r, LLVMValueRef grads, LLVMTypeRef declared) {
+static bool return_gradients(Request *r, LLVMValueRef grads) {
+  LLVMTypeRef declared = r->declared;
+  if (LLVMGetTypeKind(declared) == LLVMVoidTypeKind)
+    return true;
   unsigned n = LLVMCountStructElementTypes(LLVMTypeOf(grads));
   bool ok = true;
   LLVMValueRef value = NULL;
@@ -277,33 +343,122 @@ static bool return_gradients(Request *r, LLVMValueRef grads, LLVMTypeRef declare
   return true;
 }
 
-static bool call_reverse(Request *r, Signature *sig, LLVMTypeRef declared, LLVMTypeRef ret) {
+static LLVMValueRef call_aug(Request *r, Signature *sig, LLVMTypeRef ret, bool adjacent) {
   sig->ret_tangent = kn_is_float_type(ret);
-  sig->adjacent = true;
-  LLVMValueRef aug =
-      LLVMBuildCall2(r->b, derive_aug_type(sig), derive_aug(sig), r->args, r->nargs, "");
+  sig->adjacent = adjacent;
+  LLVMValueRef aug = LLVMBuildCall2(r->b, derive_aug_type(sig), derive_aug(sig), r->args, r->nargs, "");
   globals_clear_before(aug, r->fn);
+  return aug;
+}
+
+static LLVMValueRef call_rev(Request *r, Signature *sig, LLVMValueRef seed, LLVMValueRef tape) {
   LLVMValueRef args[2 * KN_MAX_PARAMS + 2];
   memcpy(args, r->args, r->nargs * sizeof *args);
   unsigned n = r->nargs;
   if (sig->ret_tangent)
-    args[n++] = math_const(ret, 1.0);
-  args[n++] = LLVMBuildExtractValue(r->b, aug, LLVMCountStructElementTypes(LLVMTypeOf(aug)) - 1, "tape");
-  LLVMValueRef grads = LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), args, n, "");
-  if (LLVMGetTypeKind(declared) == LLVMVoidTypeKind)
-    return true;
-  return return_gradients(r, grads, declared);
+    args[n++] = seed;
+  args[n++] = tape;
+  return LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), args, n, "");
 }
 
-bool abi_lower_request(LLVMValueRef call, Mode mode) {
-  Request r = {.call = call, .mode = mode, .b = LLVMCreateBuilderInContext(kn_module.ctx)};
+static LLVMValueRef last_field(LLVMBuilderRef b, LLVMValueRef aggregate, const char *name) {
+  return LLVMBuildExtractValue(b, aggregate, LLVMCountStructElementTypes(LLVMTypeOf(aggregate)) - 1, name);
+}
+
+static bool call_gradient(Request *r, Signature *sig, LLVMTypeRef ret) {
+  LLVMValueRef aug = call_aug(r, sig, ret, true);
+  LLVMValueRef seed = sig->ret_tangent ? math_const(ret, 1.0) : NULL;
+  return return_gradients(r, call_rev(r, sig, seed, last_field(r->b, aug, "tape")));
+}
+
+/* Split mode keeps the tape where the caller said: in the enzyme_allocated
+ * bytes at enzyme_tape's pointer, which must hold a pointer. */
+static bool check_allocated_tape(Request *r) {
+  if (!r->tape)
+    return request_error(r, "enzyme_allocated needs enzyme_tape, the memory that holds the tape");
+  LLVMValueRef size = r->allocated;
+  if (LLVMIsAConstantInt(size) && LLVMConstIntGetSExtValue(size) < (long long)sizeof(void *))
+    return request_error(r, "enzyme_allocated gives %lld bytes for the tape; Kinase needs %zu",
+                         LLVMConstIntGetSExtValue(size), sizeof(void *));
+  return true;
+}
+
+/* __enzyme_augmentfwd returns the tape, or {tape, result[, result's
+ * shadow]} when declared as a struct, or keeps the tape in the caller's
+ * enzyme_allocated memory. */
+static bool call_augment(Request *r, Signature *sig, LLVMTypeRef ret) {
+  if (r->allocated && !check_allocated_tape(r))
+    return false;
+  LLVMValueRef aug = call_aug(r, sig, ret, false);
+  LLVMValueRef tape = last_field(r->b, aug, "tape");
+  LLVMTypeRef declared = r->declared;
+  if (r->allocated)
+    LLVMBuildStore(r->b, tape, r->tape);
+  if (LLVMGetTypeKind(declared) == LLVMVoidTypeKind)
+    return r->allocated ? true
+                        : request_error(r, "the tape is lost: declare it to return a pointer (the "
+                                           "tape) or pass enzyme_allocated, n, enzyme_tape, memory");
+  if (LLVMGetTypeKind(declared) == LLVMPointerTypeKind) {
+    deliver(r, tape);
+    return true;
+  }
+  unsigned fields = LLVMCountStructElementTypes(LLVMTypeOf(aug));
+  bool fits = LLVMGetTypeKind(declared) == LLVMStructTypeKind &&
+              LLVMCountStructElementTypes(declared) <= fields;
+  LLVMValueRef value = fits ? LLVMGetPoison(declared) : NULL;
+  for (unsigned i = 0; fits && i < LLVMCountStructElementTypes(declared); i++) {
+    LLVMValueRef field = i == 0 ? tape : LLVMBuildExtractValue(r->b, aug, i - 1, "");
+    field = coerce(r->b, field, LLVMStructGetTypeAtIndex(declared, i), &fits);
+    if (fits)
+      value = LLVMBuildInsertValue(r->b, value, field, i, "");
+  }
+  if (!fits)
+    return request_error(r, "the declared return type cannot hold the tape and the result of '%s'",
+                         kn_function_name(r->fn));
+  deliver(r, value);
+  return true;
+}
+
+/* __enzyme_reverse(fn, args..., [seed,] tape): the seed (the derivative of
+ * a floating-point result) and the tape follow the parameters, unless the
+ * tape comes with enzyme_tape. */
+static bool call_split_reverse(Request *r, Signature *sig, LLVMTypeRef ret, unsigned cursor) {
+  sig->ret_tangent = kn_is_float_type(ret);
+  sig->adjacent = false;
+  bool ok = true;
+  LLVMValueRef seed = NULL, tape = r->tape;
+  if (sig->ret_tangent) {
+    if (cursor == r->nactual)
+      return request_error(r, "'%s' returns a floating-point value: the derivative of the result "
+                              "must follow its parameters",
+                           kn_function_name(r->fn));
+    seed = coerce(r->b, r->actual[cursor++], ret, &ok);
+  }
+  if (!tape && cursor < r->nactual)
+    tape = r->actual[cursor++];
+  if (!ok || !tape || !kn_is_pointer_type(LLVMTypeOf(tape)))
+    return request_error(r, "the tape from __enzyme_augmentfwd must follow the parameters%s",
+                         sig->ret_tangent ? " and the derivative of the result" : "");
+  if (r->allocated) {
+    if (!check_allocated_tape(r))
+      return false;
+    tape = LLVMBuildLoad2(r->b, LLVMPointerTypeInContext(kn_module.ctx, 0), r->tape, "tape");
+  }
+  return check_all_read(r, cursor) && return_gradients(r, call_rev(r, sig, seed, tape));
+}
+
+bool abi_lower_request(LLVMValueRef call, RequestKind kind) {
+  Request r = {.call = call,
+               .kind = kind,
+               .mode = kind == REQ_FORWARD ? MODE_FORWARD : MODE_REVERSE,
+               .b = LLVMCreateBuilderInContext(kn_module.ctx)};
   LLVMPositionBuilderBefore(r.b, call);
   bool ok = lower(&r);
   if (!ok && LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
     LLVMReplaceAllUsesWith(call, LLVMGetPoison(LLVMTypeOf(call)));
-  LLVMValueRef operands[2 * KN_MAX_PARAMS + 2];
+  LLVMValueRef operands[2 * KN_MAX_PARAMS + 8];
   unsigned n = LLVMGetNumArgOperands(call);
-  n = n > 2 * KN_MAX_PARAMS + 2 ? 2 * KN_MAX_PARAMS + 2 : n;
+  n = n > 2 * KN_MAX_PARAMS + 8 ? 2 * KN_MAX_PARAMS + 8 : n;
   for (unsigned i = 0; i < n; i++)
     operands[i] = LLVMGetOperand(call, i);
   LLVMInstructionEraseFromParent(call);

@@ -98,8 +98,16 @@ extern Module kn_module; /* the module of the current kn_run_on_module */
 
 /* ---- abi.c: reading __enzyme_* calls ---- */
 
-/* Lowers one __enzyme_fwddiff/__enzyme_autodiff call; false on user error. */
-bool abi_lower_request(LLVMValueRef call, Mode mode);
+/* What an __enzyme_* call asks for. */
+typedef enum {
+  REQ_FORWARD,  /* __enzyme_fwddiff: tangents */
+  REQ_GRADIENT, /* __enzyme_autodiff: both sweeps at once */
+  REQ_AUGMENT,  /* __enzyme_augmentfwd: the forward sweep, keeping a tape */
+  REQ_REVERSE,  /* __enzyme_reverse: the reverse sweep, from that tape */
+} RequestKind;
+
+/* Lowers one __enzyme_* call; false on user error. */
+bool abi_lower_request(LLVMValueRef call, RequestKind kind);
 
 /* ---- derive.c: the derivative cache and work list ---- */
 

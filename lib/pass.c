@@ -20,16 +20,18 @@ bool kn_want_list(void) { return kn_option_list() || env_set("KINASE_LIST"); }
 
 static const struct {
   const char *name;
-  Mode mode;
+  RequestKind kind;
 } entry_points[] = {
-    {"__enzyme_fwddiff", MODE_FORWARD},
-    {"__enzyme_autodiff", MODE_REVERSE},
+    {"__enzyme_fwddiff", REQ_FORWARD},
+    {"__enzyme_autodiff", REQ_GRADIENT},
+    {"__enzyme_augmentfwd", REQ_AUGMENT},
+    {"__enzyme_reverse", REQ_REVERSE},
 };
 
 /* Enzyme entry points Kinase does not implement yet: an error at the call
  * rather than an undefined symbol at link time. */
 static const char *const unsupported_entry_points[] = {
-    "__enzyme_augmentfwd", "__enzyme_reverse", "__enzyme_virtualreverse", "__enzyme_batch",
+    "__enzyme_virtualreverse", "__enzyme_batch",
     "__enzyme_iter", "__enzyme_autodiff_deferred", "__enzyme_fwddiff_deferred",
 };
 
@@ -37,7 +39,8 @@ static void refuse_unsupported(LLVMValueRef call) {
   LLVMValueRef callee = kn_called_function(call);
   for (size_t e = 0; callee && e < sizeof unsupported_entry_points / sizeof *unsupported_entry_points; e++)
     if (strstr(kn_function_name(callee), unsupported_entry_points[e])) {
-      kn_error(call, NULL, "%s is not supported yet (Kinase has __enzyme_autodiff and __enzyme_fwddiff)",
+      kn_error(call, NULL, "%s is not supported yet (Kinase has __enzyme_autodiff, __enzyme_fwddiff, "
+                           "__enzyme_augmentfwd and __enzyme_reverse)",
                unsupported_entry_points[e]);
       return;
     }
@@ -45,7 +48,7 @@ static void refuse_unsupported(LLVMValueRef call) {
 
 typedef struct {
   LLVMValueRef call;
-  Mode mode;
+  RequestKind kind;
 } Request;
 
 static int entry_point_of(LLVMValueRef call) {
@@ -67,7 +70,7 @@ static Request *find_requests(void) {
         if (LLVMIsACallInst(inst) && e < 0)
           refuse_unsupported(inst);
         if (e >= 0)
-          arrput(requests, ((Request){inst, entry_points[e].mode}));
+          arrput(requests, ((Request){inst, entry_points[e].kind}));
       }
   return requests;
 }
@@ -95,7 +98,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
   registry_read();
   Request *requests = find_requests();
   for (ptrdiff_t i = 0; i < arrlen(requests); i++)
-    abi_lower_request(requests[i].call, requests[i].mode);
+    abi_lower_request(requests[i].call, requests[i].kind);
   derive_drain();
   globals_emit_clears();
   derive_reset();

@@ -1,6 +1,4 @@
 // RUN: %check-c %s %t
-// XFAIL: *
-// Not supported yet: split mode (__enzyme_augmentfwd, __enzyme_reverse): now a clear error.
 // Split mode: the augmented forward pass and the reverse pass requested
 // separately with __enzyme_augmentfwd and __enzyme_reverse, the tape kept in
 // caller-provided storage (enzyme_allocated with its size, enzyme_tape with

@@ -21,6 +21,28 @@ LLVMValueRef math_const(LLVMTypeRef type, double value) {
   return LLVMConstReal(type, value);
 }
 
+/* `factor` * y where `factor` is 0, 1 or -1 as given by the constant arms
+ * of `pick`; NULL for other operands. */
+static LLVMValueRef picked_arm(LLVMBuilderRef b, LLVMValueRef factor, LLVMValueRef y) {
+  if (!LLVMIsAConstantFP(factor))
+    return NULL;
+  LLVMBool lost;
+  double k = LLVMConstRealGetDouble(factor, &lost);
+  return k == 0.0 ? math_const(LLVMTypeOf(y), 0.0) : k == 1.0 ? y : k == -1.0 ? math_fneg(b, y) : NULL;
+}
+
+/* A partial that only picks an argument (min, max, fdim: a select of 0 and
+ * +-1) multiplies by picking, so that a NaN or infinite derivative on the
+ * side not picked does not leak through as 0 * NaN: fmax(sqrt(x*x), eps) at
+ * x = 0 has the derivative 0, not NaN. */
+static LLVMValueRef picking_product(LLVMBuilderRef b, LLVMValueRef pick, LLVMValueRef y) {
+  if (!LLVMIsASelectInst(pick) || LLVMTypeOf(pick) != LLVMTypeOf(y))
+    return NULL;
+  LLVMValueRef yes = picked_arm(b, LLVMGetOperand(pick, 1), y);
+  LLVMValueRef no = yes ? picked_arm(b, LLVMGetOperand(pick, 2), y) : NULL;
+  return no ? LLVMBuildSelect(b, LLVMGetOperand(pick, 0), yes, no, "") : NULL;
+}
+
 /* A partial of an integer argument (the order of jn) is 0 and meets that
  * integer's tangent, which forward mode keeps as its bits: no derivative
  * flows there. The product is -0, which vanishes from the sum (t + -0 = t
@@ -28,7 +50,8 @@ LLVMValueRef math_const(LLVMTypeRef type, double value) {
 LLVMValueRef math_fmul(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
   if (kn_is_float_type(LLVMTypeOf(x)) && !kn_is_float_type(LLVMTypeOf(y)))
     return math_const(LLVMTypeOf(x), -0.0);
-  return LLVMBuildFMul(b, x, y, "");
+  LLVMValueRef picked = picking_product(b, x, y);
+  return picked ? picked : LLVMBuildFMul(b, x, y, "");
 }
 LLVMValueRef math_fadd(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
   return LLVMBuildFAdd(b, x, y, "");

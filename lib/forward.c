@@ -166,8 +166,13 @@ static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0);
   switch (rule->kind) {
   case RULE_ALLOC: {
+    LLVMValueRef size = LLVMGetOperand(call, rule->arg);
+    if (rule->foreign) {
+      set_tangent(f, call, kn_call_calloc(f->b, size));
+      return;
+    }
     LLVMValueRef shadow = twin(f, call, 0, 0);
-    LLVMBuildMemSet(f->b, shadow, zero_byte(), LLVMGetOperand(call, rule->arg), 1);
+    LLVMBuildMemSet(f->b, shadow, zero_byte(), size, 1);
     set_tangent(f, call, shadow);
     return;
   }
@@ -185,10 +190,14 @@ static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
       LLVMBuildMemSet(f->b, shadow, zero_byte(), LLVMGetOperand(call, rule->arg), 1);
     }
     return;
-  case RULE_FREE:
-    if (is_varied(f, dst))
-      twin(f, call, 0, 1);
+  case RULE_FREE: {
+    LLVMValueRef p = LLVMGetOperand(call, rule->arg);
+    if (is_varied(f, p) && rule->foreign)
+      kn_call_free(f->b, tangent_of(f, p, call));
+    else if (is_varied(f, p))
+      twin(f, call, rule->arg, 1);
     return;
+  }
   case RULE_MEMCPY:
     if (!is_varied(f, dst)) {
       f->failed |= unsupported_unshadowed_write(&f->varied, call, dst, LLVMGetOperand(call, 1), f->sig->fn);

@@ -53,6 +53,12 @@ LLVMValueRef kn_underlying_object(LLVMValueRef ptr); /* through GEPs and casts *
  * working on shadows or recomputing a value may not meet it. */
 void kn_drop_metadata(LLVMValueRef inst);
 LLVMValueRef kn_first_non_phi(LLVMBasicBlockRef bb);
+/* Calls C library function `name` (declared on first use) from generated
+ * code; calloc(1, size) and free(p) for shadows and tapes. */
+LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
+                          unsigned n);
+LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size);
+void kn_call_free(LLVMBuilderRef b, LLVMValueRef p);
 
 /* ---- diag.c: user-facing errors ---- */
 
@@ -176,6 +182,8 @@ typedef struct {
   LLVMValueRef augmented, reverse;  /* custom reverse-mode pair, or NULL */
   bool inactive;                    /* never differentiated */
   const char *like;                 /* differentiated as this library function */
+  struct Rule *memory;              /* __enzyme_allocation_like: the allocator's or
+                                       its free function's rule, or NULL */
 } Registration;
 
 void registry_read(void);
@@ -332,6 +340,10 @@ struct Rule {
   /* RULE_MATH: how many leading arguments carry derivatives; memory rules:
    * the argument holding the size (allocations) or the pointer (free). */
   unsigned arg;
+  /* RULE_ALLOC, RULE_FREE: the user's allocator or its free function
+   * (__enzyme_allocation_like). Shadows come from calloc and go to free:
+   * they never depend on the user's arena. */
+  bool foreign;
 };
 
 const Rule *rule_for_call(LLVMValueRef call);

@@ -4,6 +4,7 @@
  *   void *__enzyme_inactivefn[] = {f, ...};
  *   void *__enzyme_function_like[2] = {f, "log1p"};
  *   void *__enzyme_inactive_global[] = {&g, ...};
+ *   void *__enzyme_allocation_like[4] = {alloc, (void *)SIZE_ARG, "FREE_ARGS", free_fn};
  * (any suffix after these names; arrays or structs of pointers), and
  * Enzyme's attributes __attribute__((enzyme_inactive)) and
  * enzyme_inactive_noblock on functions and globals, which kinase-cc and
@@ -11,6 +12,7 @@
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct { LLVMValueRef key; Registration value; } *registrations;
@@ -65,6 +67,78 @@ static void bad_registration(LLVMValueRef global, const char *what) {
   kn_error(NULL, NULL, "registration '%s' %s", kn_value_name(global), what);
 }
 
+/* An index written as a pointer: (void *)1 is inttoptr (i64 1), (void *)0 null. */
+static bool index_of(LLVMValueRef v, long long *index) {
+  if (LLVMIsNull(v)) {
+    *index = 0;
+    return true;
+  }
+  if (!LLVMIsAConstantExpr(v) || LLVMGetConstOpcode(v) != LLVMIntToPtr ||
+      !LLVMIsAConstantInt(LLVMGetOperand(v, 0)))
+    return false;
+  *index = LLVMConstIntGetSExtValue(LLVMGetOperand(v, 0));
+  return true;
+}
+
+static bool is_size_param(LLVMValueRef alloc, long long index) {
+  return index >= 0 && index < LLVMCountParams(alloc) &&
+         LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(alloc, (unsigned)index))) == LLVMIntegerTypeKind &&
+         LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(alloc))) == LLVMPointerTypeKind;
+}
+
+/* FREE_ARGS names, for each parameter of the free function, the allocator's
+ * argument passed there, or -1 for the allocated pointer: "2,-1" is
+ * free_fn(arg2, p). The parameter taking the pointer, or -1 when the list
+ * does not fit the two functions. */
+static int freed_pointer_param(const char *list, LLVMValueRef alloc, LLVMValueRef dealloc) {
+  long nalloc = LLVMCountParams(alloc);
+  int pointer = -1;
+  unsigned count = 0;
+  for (const char *s = list;; s++, count++) {
+    char *end;
+    long k = strtol(s, &end, 10);
+    if (end == s || k < -1 || k >= nalloc || (k == -1 && pointer >= 0))
+      return -1;
+    if (k == -1)
+      pointer = (int)count;
+    s = end;
+    if (*s != ',')
+      return *s || count + 1 != LLVMCountParams(dealloc) || pointer < 0 ||
+                     !kn_is_pointer_type(LLVMTypeOf(LLVMGetParam(dealloc, (unsigned)pointer)))
+                 ? -1
+                 : pointer;
+  }
+}
+
+static void set_memory_rule(LLVMValueRef fn, RuleKind kind, unsigned arg) {
+  Registration *r = entry_for(fn);
+  free(r->memory);
+  r->memory = malloc(sizeof *r->memory);
+  *r->memory = (Rule){kn_function_name(fn), kind, NULL, NULL, arg, true};
+}
+
+/* The allocator returns fresh memory of the size its argument SIZE_ARG says;
+ * the free function frees it. */
+static void read_allocation_like(LLVMValueRef global, LLVMValueRef init, unsigned n) {
+  const char *free_args = n == 4 ? string_of(element(init, 2)) : NULL;
+  if (!free_args || !LLVMIsAFunction(element(init, 0)) || !LLVMIsAFunction(element(init, 3)))
+    return bad_registration(global, "must hold four elements: the allocator, the index of its size "
+                                    "argument, the free function's arguments as a string (\"2,-1\") "
+                                    "and the free function");
+  LLVMValueRef alloc = element(init, 0), dealloc = element(init, 3);
+  long long size_arg;
+  if (!index_of(element(init, 1), &size_arg) || !is_size_param(alloc, size_arg))
+    return bad_registration(global, "must give as its second element the index of the allocator's "
+                                    "integer size argument (and the allocator must return a pointer)");
+  int pointer = freed_pointer_param(free_args, alloc, dealloc);
+  if (pointer < 0)
+    return bad_registration(global, "must list, for each parameter of the free function, the index "
+                                    "of the allocator's argument passed there, or -1 (once) for the "
+                                    "allocated pointer");
+  set_memory_rule(alloc, RULE_ALLOC, (unsigned)size_arg);
+  set_memory_rule(dealloc, RULE_FREE, (unsigned)pointer);
+}
+
 static void read_global(LLVMValueRef global) {
   const char *name = kn_value_name(global);
   LLVMValueRef init = LLVMGetInitializer(global);
@@ -96,6 +170,8 @@ static void read_global(LLVMValueRef global) {
       return bad_registration(global, "must hold a function and the name of a function with a "
                                       "derivative rule");
     entry_for(element(init, 0))->like = like;
+  } else if (strstr(name, "__enzyme_allocation_like")) {
+    read_allocation_like(global, init, n);
   } else if (strstr(name, "__enzyme_inactive_global")) {
     LLVMValueRef single = kn_strip_casts(init);
     if (LLVMIsAGlobalVariable(single))
@@ -132,6 +208,8 @@ void registry_read(void) {
 }
 
 void registry_reset(void) {
+  for (ptrdiff_t i = 0; i < hmlen(registrations); i++)
+    free(registrations[i].value.memory);
   hmfree(registrations);
   vset_free(&inactive_globals);
 }

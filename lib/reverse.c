@@ -135,33 +135,6 @@ static LLVMBasicBlockRef reverse_of(Reverse *r, LLVMBasicBlockRef bb) {
   return LLVMValueAsBasicBlock(vmap_get(&r->reverse_block, LLVMBasicBlockAsValue(bb)));
 }
 
-/* ---- library calls emitted into generated code ---- */
-
-static LLVMValueRef libc(const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n) {
-  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
-  if (!fn)
-    fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ret, params, n, 0));
-  return fn;
-}
-
-static LLVMValueRef call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret,
-                              LLVMValueRef *args, unsigned n) {
-  LLVMTypeRef params[4];
-  for (unsigned i = 0; i < n; i++)
-    params[i] = LLVMTypeOf(args[i]);
-  LLVMValueRef fn = libc(name, ret, params, n);
-  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
-}
-
-static void call_free(LLVMBuilderRef b, LLVMValueRef p) {
-  call_libc(b, "free", LLVMVoidTypeInContext(ctx()), &p, 1);
-}
-
-static LLVMValueRef call_calloc(LLVMBuilderRef b, LLVMValueRef size) {
-  LLVMValueRef args[2] = {const64(1), LLVMBuildZExtOrBitCast(b, size, i64(), "")};
-  return call_libc(b, "calloc", ptr(), args, 2);
-}
-
 /* kinase.tape.push(vec, size): appends a record of `size` bytes to
  * vec = {ptr data, i64 count, i64 capacity}, growing it geometrically, and
  * returns the record's address. */
@@ -190,7 +163,7 @@ static LLVMValueRef tape_push_function(void) {
   LLVMPositionBuilderAtEnd(b, grow);
   LLVMValueRef new_cap = LLVMBuildAdd(b, LLVMBuildMul(b, cap, const64(2), ""), const64(16), "");
   LLVMValueRef realloc_args[2] = {data, LLVMBuildMul(b, new_cap, size, "")};
-  LLVMValueRef grown = call_libc(b, "realloc", ptr(), realloc_args, 2);
+  LLVMValueRef grown = kn_call_libc(b, "realloc", ptr(), realloc_args, 2);
   LLVMBuildStore(b, grown, data_at);
   LLVMBuildStore(b, new_cap, cap_at);
   LLVMBuildBr(b, store);
@@ -607,7 +580,7 @@ static AugCall *aug_call_of(Reverse *r, LLVMValueRef call) {
 
 /* The bytes of p's shadow that a realloc to n keeps: min(usable size, n). */
 static LLVMValueRef kept_bytes(LLVMBuilderRef b, LLVMValueRef shadow, LLVMValueRef n) {
-  LLVMValueRef usable = call_libc(b, "malloc_usable_size", i64(), &shadow, 1);
+  LLVMValueRef usable = kn_call_libc(b, "malloc_usable_size", i64(), &shadow, 1);
   n = LLVMBuildZExtOrBitCast(b, n, i64(), "");
   return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, usable, n, ""), usable, n, "");
 }
@@ -617,7 +590,7 @@ static LLVMValueRef kept_bytes(LLVMBuilderRef b, LLVMValueRef shadow, LLVMValueR
  * Pointers' shadows are copied forward. */
 static void augment_realloc(Reverse *r, LLVMValueRef call) {
   LLVMValueRef old = LLVMGetOperand(call, 0), n = LLVMGetOperand(call, 1);
-  LLVMValueRef shadow = call_calloc(r->ab, n);
+  LLVMValueRef shadow = kn_call_calloc(r->ab, n);
   set_shadow(r, call, shadow);
   if (memory_types(r, call, old).pointers && is_varied(r, old)) {
     LLVMValueRef old_shadow = shadow_of(r, old, call);
@@ -633,9 +606,9 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   case RULE_CALLOC: {
     LLVMValueRef shadow =
         rule->kind == RULE_CALLOC
-            ? call_libc(r->ab, "calloc", ptr(),
-                        (LLVMValueRef[]){LLVMGetOperand(call, 0), LLVMGetOperand(call, 1)}, 2)
-            : call_calloc(r->ab, LLVMGetOperand(call, rule->arg));
+            ? kn_call_libc(r->ab, "calloc", ptr(),
+                           (LLVMValueRef[]){LLVMGetOperand(call, 0), LLVMGetOperand(call, 1)}, 2)
+            : kn_call_calloc(r->ab, LLVMGetOperand(call, rule->arg));
     set_shadow(r, call, shadow);
     return;
   }
@@ -645,7 +618,7 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   case RULE_POSIX_MEMALIGN: {
     LLVMValueRef slot = shadow_of(r, dst, call);
     LLVMValueRef args[3] = {slot, LLVMGetOperand(call, 1), LLVMGetOperand(call, 2)};
-    vset_add(&r->shadow_code, call_libc(r->ab, "posix_memalign", LLVMTypeOf(call), args, 3));
+    vset_add(&r->shadow_code, kn_call_libc(r->ab, "posix_memalign", LLVMTypeOf(call), args, 3));
     LLVMValueRef shadow = LLVMBuildLoad2(r->ab, ptr(), slot, "shadow");
     LLVMBuildMemSet(r->ab, shadow, zero_byte(), LLVMGetOperand(call, rule->arg), 1);
     set_shadow(r, call, shadow);
@@ -747,7 +720,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     set_shadow(r, inst, LLVMBuildPhi(r->ab, LLVMTypeOf(inst), "shadow"));
   } else if (op == LLVMAlloca) {
     /* The reverse sweep outlives this frame: the shadow goes on the heap. */
-    set_shadow(r, inst, call_calloc(r->ab, alloca_size(r->ab, inst)));
+    set_shadow(r, inst, kn_call_calloc(r->ab, alloca_size(r->ab, inst)));
   }
 }
 
@@ -846,7 +819,7 @@ static void keep_stack_alive(Reverse *r) {
       LLVMInstructionEraseFromParent(markers[m]);
     arrfree(markers);
     LLVMPositionBuilderBefore(r->ab, allocas[i]);
-    LLVMValueRef heap = call_calloc(r->ab, alloca_size(r->ab, allocas[i]));
+    LLVMValueRef heap = kn_call_calloc(r->ab, alloca_size(r->ab, allocas[i]));
     LLVMReplaceAllUsesWith(allocas[i], heap);
     LLVMInstructionEraseFromParent(allocas[i]);
     vset_add(&r->stack_on_heap, heap);
@@ -1043,8 +1016,9 @@ static bool writes_outside(Reverse *r, LLVMValueRef inst) {
   if (!LLVMIsACallInst(inst))
     return false;
   const Rule *rule = rule_for_call(inst);
-  if (rule && (rule->kind == RULE_MATH || rule->kind == RULE_MODEL || rule->kind == RULE_ALLOC ||
-               rule->kind == RULE_CALLOC))
+  /* The user's allocator keeps its bookkeeping in memory its arguments reach. */
+  bool allocates = rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC) && !rule->foreign;
+  if (rule && (rule->kind == RULE_MATH || rule->kind == RULE_MODEL || allocates))
     return false;
   if (rule && (rule->kind == RULE_MEMCPY || rule->kind == RULE_MEMSET))
     return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 0)));
@@ -1411,9 +1385,9 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   case RULE_ALLOC:
   case RULE_CALLOC:
   case RULE_POSIX_MEMALIGN:
-    call_free(r->b, primal(r, vmap_get(&r->shadow, call)));
+    kn_call_free(r->b, primal(r, vmap_get(&r->shadow, call)));
     if (vset_has(&r->stack_on_heap, call))
-      call_free(r->b, primal(r, call));
+      kn_call_free(r->b, primal(r, call));
     return;
   case RULE_REALLOC: {
     LLVMValueRef shadow = primal(r, vmap_get(&r->shadow, call)), old = LLVMGetOperand(call, 0);
@@ -1425,7 +1399,7 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
                               kept_bytes(r->b, old_shadow, primal(r, LLVMGetOperand(call, 1)))};
       LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
     }
-    call_free(r->b, shadow);
+    kn_call_free(r->b, shadow);
     return;
   }
   case RULE_MEMSET:
@@ -1596,7 +1570,7 @@ static void reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis
   if (op == LLVMAlloca) {
     LLVMValueRef s = vmap_get(&r->shadow, inst);
     if (s)
-      call_free(r->b, primal(r, s));
+      kn_call_free(r->b, primal(r, s));
     return;
   }
   if (!a)
@@ -1795,7 +1769,7 @@ static LLVMTypeRef tape_type(Reverse *r) {
 static void write_records(Reverse *r, LLVMTypeRef tape) {
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->aug);
   LLVMPositionBuilderBefore(r->ab, kn_first_non_phi(entry));
-  r->aug_tape = call_calloc(r->ab, const64(LLVMABISizeOfType(kn_module.layout, tape) + 1));
+  r->aug_tape = kn_call_calloc(r->ab, const64(LLVMABISizeOfType(kn_module.layout, tape) + 1));
   LLVMValueRef push = tape_push_function();
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
     BlockRecord *record = &r->records[i];
@@ -1852,9 +1826,9 @@ static void finish_exit(Reverse *r, LLVMTypeRef tape) {
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
     if (r->records[i].record) {
       LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, r->records[i].tape_field, "");
-      call_free(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""));
+      kn_call_free(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""));
     }
-  call_free(r->b, tape_arg);
+  kn_call_free(r->b, tape_arg);
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(r->rev));
   LLVMValueRef result = LLVMGetPoison(ret);
   unsigned k = 0, param = 0;

@@ -98,17 +98,17 @@ static void build_index(void) {
   sh_new_strdup(by_name);
   for (size_t i = 0; i < NMATH; i++) {
     rules[i] = (Rule){math_table[i].name ? math_table[i].name : math_table[i].intrinsic,
-                      RULE_MATH, math_table[i].partial, NULL, math_table[i].float_args};
+                      RULE_MATH, math_table[i].partial, NULL, math_table[i].float_args, false};
     add_math_spellings(&rules[i], math_table[i].name);
     add_name(&rules[i], math_table[i].intrinsic);
   }
   for (size_t i = 0; i < NCALL; i++) {
-    rules[NMATH + i] = (Rule){call_table[i].name, call_table[i].kind, NULL, NULL, call_table[i].arg};
+    rules[NMATH + i] = (Rule){call_table[i].name, call_table[i].kind, NULL, NULL, call_table[i].arg, false};
     add_name(&rules[NMATH + i], call_table[i].name);
   }
   for (size_t i = 0; i < NMODEL; i++) {
     Rule *rule = &rules[NMATH + NCALL + i];
-    *rule = (Rule){model_table[i].name, RULE_MODEL, NULL, model_table[i].body, 0};
+    *rule = (Rule){model_table[i].name, RULE_MODEL, NULL, model_table[i].body, 0, false};
     add_name(rule, model_table[i].name);
   }
 }
@@ -116,7 +116,7 @@ static void build_index(void) {
 const Rule *rule_for_call(LLVMValueRef call) { return rule_for_function(kn_called_function(call)); }
 
 const Rule *rule_for_function(LLVMValueRef fn) {
-  static const Rule inactive = {"__enzyme_inactivefn", RULE_INACTIVE, NULL, NULL, 0};
+  static const Rule inactive = {"__enzyme_inactivefn", RULE_INACTIVE, NULL, NULL, 0, false};
   if (!by_name)
     build_index();
   if (!fn)
@@ -124,6 +124,8 @@ const Rule *rule_for_function(LLVMValueRef fn) {
   const Registration *registered = registry_of(fn);
   if (registered && registered->inactive)
     return &inactive;
+  if (registered && registered->memory)
+    return registered->memory;
   if (registered && registered->like)
     return shget(by_name, registered->like);
   unsigned id = LLVMGetIntrinsicID(fn);

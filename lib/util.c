@@ -168,3 +168,25 @@ LLVMValueRef kn_first_non_phi(LLVMBasicBlockRef bb) {
     inst = LLVMGetNextInstruction(inst);
   return inst;
 }
+
+LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
+                          unsigned n) {
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (!fn) {
+    LLVMTypeRef params[4];
+    for (unsigned i = 0; i < n; i++)
+      params[i] = LLVMTypeOf(args[i]);
+    fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ret, params, n, 0));
+  }
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(kn_module.ctx);
+  LLVMValueRef args[2] = {LLVMConstInt(i64, 1, 0), LLVMBuildZExtOrBitCast(b, size, i64, "")};
+  return kn_call_libc(b, "calloc", LLVMPointerTypeInContext(kn_module.ctx, 0), args, 2);
+}
+
+void kn_call_free(LLVMBuilderRef b, LLVMValueRef p) {
+  kn_call_libc(b, "free", LLVMVoidTypeInContext(kn_module.ctx), &p, 1);
+}

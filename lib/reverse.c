@@ -497,6 +497,15 @@ static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee
     fail(r, call, "it calls variadic or very long function '%s'", kn_function_name(callee));
     return;
   }
+  /* The pair's tape is a pointer inside a returned struct, which gets no
+   * shadow: its second derivative would read through null. */
+  const char *name = kn_function_name(callee);
+  if (!strncmp(name, "__kinase_aug_", 13) || !strncmp(name, "__kinase_rev_", 13)) {
+    fail(r, call, "it computes a gradient (%s) itself: reverse mode over reverse mode is not "
+                  "supported yet; differentiate the gradient in forward mode (__enzyme_fwddiff)",
+         "__enzyme_autodiff");
+    return;
+  }
   AugCall aug = {.sig = call_signature(r, call, callee)};
   operands(call, aug.args);
   LLVMValueRef args[2 * KN_MAX_PARAMS];

@@ -1,6 +1,8 @@
 /* The cheap-gradient bound on the CPU: for loop-heavy functions the
  * reverse-mode gradient should cost at most 3x the primal. Prints one line
- * per kernel: primal time, gradient time, ratio. Build with kinase-cc -O2. */
+ * per kernel: primal time, gradient time, ratio. Build with kinase-cc -O2.
+ * `calls` calls a small noinline function from the loop: the cost of a
+ * call's augmented forward and reverse pair, tape included. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,17 @@ __attribute__((noinline)) double stencil(const double *u, int n) {
     double lap = u[i - 1] - 2 * u[i] + u[i + 1];
     e += lap * lap;
   }
+  return e;
+}
+
+#include <math.h>
+
+__attribute__((noinline)) double pair_energy(double a, double b) { return sin(a) * b + a * a; }
+
+__attribute__((noinline)) double calls(const double *u, int n) {
+  double e = 0;
+  for (int i = 0; i + 1 < n; i++)
+    e += pair_energy(u[i], u[i + 1]);
   return e;
 }
 
@@ -73,6 +86,7 @@ int main(void) {
          TIME(sink = __enzyme_autodiff((void *)horner, enzyme_dup, x, dx, N, enzyme_out, 0.999)));
   report("stencil", TIME(sink = stencil(x, N)),
          TIME(__enzyme_autodiff((void *)stencil, enzyme_dup, x, dx, N)));
+  report("calls", TIME(sink = calls(x, N)), TIME(__enzyme_autodiff((void *)calls, enzyme_dup, x, dx, N)));
   free(x), free(y), free(dx), free(dy);
   return 0;
 }

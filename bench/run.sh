@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-build/bin/kinase-cc -O2 bench/reverse-cpu.c -o "$out/reverse-cpu"
+build/bin/kinase-cc -O2 bench/reverse-cpu.c -o "$out/reverse-cpu" -lm
 "$out/reverse-cpu"

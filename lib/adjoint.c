@@ -1,0 +1,458 @@
+/* Reverse mode: adjoints, and the reverse of each instruction: the
+ * transposes of arithmetic and structural instructions, stores and loads
+ * on shadow memory, and calls (math rules, models, the module's functions,
+ * registered gradients, memory functions). Separate from reverse.c, which
+ * walks the blocks and their control flow and calls
+ * rev_reverse_instruction for each instruction, last to first. */
+#include "reverse.h"
+
+#include <stb/stb_ds.h>
+#include <stdlib.h>
+
+/* ---- adjoints ---- */
+
+/* Slots start at -0.0, the exact identity of fadd (x + -0.0 == x for every
+ * x, while x + 0.0 turns -0.0 into 0.0), so the first addition folds away. */
+static LLVMValueRef adjoint_zero(LLVMTypeRef type) {
+  switch (LLVMGetTypeKind(type)) {
+  case LLVMStructTypeKind:
+  case LLVMArrayTypeKind: {
+    bool is_struct = LLVMGetTypeKind(type) == LLVMStructTypeKind;
+    unsigned n = is_struct ? LLVMCountStructElementTypes(type) : (unsigned)LLVMGetArrayLength2(type);
+    LLVMValueRef *fields = malloc((n ? n : 1) * sizeof *fields);
+    for (unsigned i = 0; i < n; i++)
+      fields[i] = adjoint_zero(is_struct ? LLVMStructGetTypeAtIndex(type, i) : LLVMGetElementType(type));
+    LLVMValueRef zero = is_struct ? LLVMConstNamedStruct(type, fields, n)
+                                  : LLVMConstArray2(LLVMGetElementType(type), fields, n);
+    free(fields);
+    return zero;
+  }
+  default:
+    return kn_is_float_type(type) ? math_const(type, -0.0) : LLVMConstNull(type);
+  }
+}
+
+static LLVMValueRef adjoint_slot(Reverse *r, LLVMValueRef v) {
+  LLVMValueRef slot = vmap_get(&r->adjoint, v);
+  if (slot)
+    return slot;
+  LLVMBuilderRef entry = LLVMCreateBuilderInContext(ctx());
+  LLVMBasicBlockRef bb = LLVMValueAsBasicBlock(r->rev_entry);
+  LLVMValueRef first = LLVMGetFirstInstruction(bb);
+  if (first)
+    LLVMPositionBuilderBefore(entry, first);
+  else
+    LLVMPositionBuilderAtEnd(entry, bb);
+  slot = LLVMBuildAlloca(entry, adjoint_type(r, v), "adj");
+  LLVMBuildStore(entry, adjoint_zero(adjoint_type(r, v)), slot);
+  LLVMDisposeBuilder(entry);
+  vmap_put(&r->adjoint, v, slot);
+  return slot;
+}
+
+/* x + y for floats, vectors of floats, and aggregates of them (other
+ * fields are left as in x). */
+LLVMValueRef rev_add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
+  LLVMTypeRef type = LLVMTypeOf(x);
+  LLVMTypeKind kind = LLVMGetTypeKind(type);
+  if (kind == LLVMStructTypeKind || kind == LLVMArrayTypeKind) {
+    unsigned n = kind == LLVMStructTypeKind ? LLVMCountStructElementTypes(type)
+                                             : LLVMGetArrayLength2(type) > 0
+                                                   ? (unsigned)LLVMGetArrayLength2(type)
+                                                   : 0;
+    for (unsigned i = 0; i < n; i++) {
+      LLVMValueRef xi = LLVMBuildExtractValue(b, x, i, "");
+      if (!kn_type_has_floats(LLVMTypeOf(xi)))
+        continue;
+      LLVMValueRef sum = rev_add_any(b, xi, LLVMBuildExtractValue(b, y, i, ""));
+      x = LLVMBuildInsertValue(b, x, sum, i, "");
+    }
+    return x;
+  }
+  return kn_is_float_type(type) ? LLVMBuildFAdd(b, x, y, "") : x;
+}
+
+void rev_add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta) {
+  if (!has_adjoint(r, v))
+    return;
+  LLVMValueRef slot = adjoint_slot(r, v);
+  LLVMValueRef old = LLVMBuildLoad2(r->b, adjoint_type(r, v), slot, "");
+  LLVMBuildStore(r->b, rev_add_any(r->b, old, delta), slot);
+}
+
+/* Reads the adjoint of `v` and zeroes its slot: `v`'s definition is passed. */
+static LLVMValueRef take_adjoint(Reverse *r, LLVMValueRef v) {
+  LLVMValueRef slot = adjoint_slot(r, v);
+  LLVMValueRef a = LLVMBuildLoad2(r->b, adjoint_type(r, v), slot, "adj");
+  LLVMBuildStore(r->b, adjoint_zero(adjoint_type(r, v)), slot);
+  return a;
+}
+
+/* ---- the reverse sweep, instruction by instruction ---- */
+
+static void reverse_partials(Reverse *r, LLVMValueRef inst, PartialFn partial, unsigned nactive,
+                             LLVMValueRef a) {
+  LLVMValueRef args[4];
+  unsigned n = LLVMIsACallInst(inst) ? LLVMGetNumArgOperands(inst) : 2;
+  n = n < 4 ? n : 4;
+  for (unsigned i = 0; i < n; i++)
+    args[i] = rev_primal(r, LLVMGetOperand(inst, i));
+  LLVMValueRef y = rev_primal(r, inst);
+  for (unsigned i = 0; i < nactive; i++)
+    if (has_adjoint(r, LLVMGetOperand(inst, i)))
+      rev_add_adjoint(r, LLVMGetOperand(inst, i), math_fmul(r->b, partial(r->b, args, y, i), a));
+}
+
+/* *shadow += a, for float-holding values loaded from it. */
+static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+  LLVMTypeRef type = LLVMTypeOf(a);
+  LLVMValueRef old = LLVMBuildLoad2(r->b, type, shadow, "");
+  LLVMValueRef store = LLVMBuildStore(r->b, rev_add_any(r->b, old, a), shadow);
+  LLVMSetAlignment(old, LLVMGetAlignment(load));
+  LLVMSetAlignment(store, LLVMGetAlignment(load));
+}
+
+/* A store overwrites what its location held: the adjoint there goes to the
+ * stored value, and the location's shadow is cleared. An integer 0 into
+ * memory of floats (a memset turned into a store) clears it too. */
+static void reverse_store(Reverse *r, LLVMValueRef store) {
+  LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
+  LLVMTypeRef type = adjoint_type(r, value);
+  bool clears_floats = kn_type_has_floats(type) ||
+                       (LLVMIsNull(value) && !kn_is_pointer_type(type) &&
+                        rev_memory_types(r, at, at).floats);
+  if (!is_varied(r, at) || !clears_floats)
+    return;
+  LLVMValueRef shadow = rev_primal(r, rev_shadow_of(r, at, store));
+  LLVMValueRef old = kn_type_has_floats(type) ? LLVMBuildLoad2(r->b, type, shadow, "") : NULL;
+  LLVMValueRef zero = LLVMBuildStore(r->b, LLVMConstNull(type), shadow);
+  LLVMSetAlignment(zero, LLVMGetAlignment(store));
+  if (old) {
+    LLVMSetAlignment(old, LLVMGetAlignment(store));
+    rev_add_adjoint(r, value, old);
+  }
+}
+
+static void add_out_adjoints(Reverse *r, const Signature *sig, LLVMValueRef *primals,
+                             LLVMValueRef grads) {
+  unsigned k = 0;
+  for (unsigned i = 0; i < sig->nparams; i++)
+    if (sig->params[i] == ACT_OUT)
+      rev_add_adjoint(r, primals[i], LLVMBuildExtractValue(r->b, grads, k++, ""));
+}
+
+/* The user's reverse pass takes every argument, each pointer followed by
+ * its shadow, then the result's adjoint (for a float result) and the tape
+ * (if the augmented pass made one); it returns the adjoints of the float
+ * arguments: one value, or a struct of them in order. */
+static void reverse_custom_call(Reverse *r, AugCall *aug, LLVMValueRef a) {
+  LLVMValueRef fn = aug->custom_reverse, args[2 * KN_MAX_PARAMS + 2];
+  unsigned n = 0;
+  for (unsigned i = 0; i < aug->sig.nparams; i++) {
+    args[n++] = rev_primal(r, aug->args[i]);
+    if (kn_is_pointer_type(LLVMTypeOf(aug->args[i])))
+      args[n++] = rev_primal(r, rev_shadow_of(r, aug->args[i], aug->call));
+  }
+  if (aug->result && kn_is_float_type(LLVMTypeOf(aug->result)))
+    args[n++] = a ? a : LLVMConstNull(LLVMTypeOf(aug->result));
+  if (aug->tape)
+    args[n++] = rev_primal(r, aug->tape);
+  if (!registry_check_arity(fn, n, aug->call, r->sig->fn)) {
+    r->failed = true;
+    return;
+  }
+  LLVMValueRef grads = LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+  LLVMTypeRef ret = LLVMTypeOf(grads);
+  unsigned k = 0;
+  for (unsigned i = 0; i < aug->sig.nparams; i++) {
+    if (aug->sig.params[i] != ACT_OUT)
+      continue;
+    LLVMValueRef g = LLVMGetTypeKind(ret) == LLVMStructTypeKind ? LLVMBuildExtractValue(r->b, grads, k, "")
+                     : k == 0 && kn_is_float_type(ret)           ? grads
+                                                                 : NULL;
+    k++;
+    bool ok = g != NULL;
+    g = ok ? coerce(r->b, g, LLVMTypeOf(aug->args[i]), &ok) : NULL;
+    if (ok)
+      rev_add_adjoint(r, aug->args[i], g);
+  }
+}
+
+static void reverse_user_call(Reverse *r, AugCall *aug) {
+  Signature sig = aug->sig;
+  LLVMValueRef a = aug->result && has_adjoint(r, aug->result) ? take_adjoint(r, aug->result) : NULL;
+  if (aug->custom_reverse) {
+    reverse_custom_call(r, aug, a);
+    return;
+  }
+  /* The pair was chosen when the call was augmented. */
+  if (sig.ret_tangent && !a)
+    a = LLVMConstNull(LLVMTypeOf(aug->result));
+  LLVMValueRef args[2 * KN_MAX_PARAMS + 2];
+  unsigned n = rev_call_args(r, aug->call, &sig, aug->args, args, rev_primal);
+  if (sig.ret_tangent)
+    args[n++] = a;
+  args[n++] = rev_primal(r, aug->tape);
+  LLVMValueRef grads = LLVMBuildCall2(r->b, derive_type(&sig), derive_get(&sig), args, n, "");
+  add_out_adjoints(r, &sig, aug->args, grads);
+}
+
+/* A model has no side effects: its aug function runs again here for the
+ * tape its reverse function needs. */
+static void reverse_model_call(Reverse *r, LLVMValueRef call, LLVMValueRef model, LLVMValueRef a) {
+  Signature sig = rev_call_signature(r, call, model);
+  sig.ret_tangent = a != NULL;
+  LLVMValueRef primals[KN_MAX_PARAMS], args[2 * KN_MAX_PARAMS + 2];
+  rev_operands(call, primals);
+  unsigned n = rev_call_args(r, call, &sig, primals, args, rev_primal);
+  LLVMValueRef aug = LLVMBuildCall2(r->b, derive_aug_type(&sig), derive_aug(&sig), args, n, "");
+  if (a)
+    args[n++] = a;
+  args[n++] = LLVMBuildExtractValue(r->b, aug, LLVMCountStructElementTypes(LLVMTypeOf(aug)) - 1, "");
+  LLVMValueRef grads = LLVMBuildCall2(r->b, derive_type(&sig), derive_get(&sig), args, n, "");
+  add_out_adjoints(r, &sig, primals, grads);
+}
+
+/* kinase.memcpy.reverse.<T>(dsrc, ddst, bytes): dsrc[i] += ddst[i];
+ * ddst[i] = 0 for the elements of type T. For an overlapping memmove the
+ * order matters: each ddst[i] is read before it is written as a dsrc[j],
+ * downwards when ddst lies below dsrc. */
+static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element) {
+  char *name = kn_strdup_printf("kinase.memcpy.reverse.%s",
+                                LLVMGetTypeKind(element) == LLVMFloatTypeKind ? "f32" : "f64");
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn) {
+    free(name);
+    return fn;
+  }
+  LLVMTypeRef params[3] = {ptr(), ptr(), i64()};
+  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(LLVMVoidTypeInContext(ctx()), params, 3, 0));
+  free(name);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx(), fn, "entry");
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx(), fn, "loop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx(), fn, "done");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef n = LLVMBuildUDiv(b, LLVMGetParam(fn, 2),
+                                 const64(LLVMABISizeOfType(kn_module.layout, element)), "n");
+  LLVMValueRef downwards = LLVMBuildICmp(b, LLVMIntULT, LLVMGetParam(fn, 1), LLVMGetParam(fn, 0), "");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, n, const64(0), ""), done, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef j = LLVMBuildPhi(b, i64(), "j");
+  LLVMValueRef last = LLVMBuildSub(b, LLVMBuildSub(b, n, const64(1), ""), j, "");
+  LLVMValueRef i = LLVMBuildSelect(b, downwards, last, j, "i");
+  LLVMValueRef src = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 0), &i, 1, "");
+  LLVMValueRef dst = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 1), &i, 1, "");
+  LLVMValueRef sum = LLVMBuildFAdd(b, LLVMBuildLoad2(b, element, src, ""),
+                                   LLVMBuildLoad2(b, element, dst, ""), "");
+  LLVMBuildStore(b, sum, src);
+  LLVMBuildStore(b, LLVMConstNull(element), dst);
+  LLVMValueRef next = LLVMBuildAdd(b, j, const64(1), "");
+  LLVMAddIncoming(j, (LLVMValueRef[]){const64(0), next}, (LLVMBasicBlockRef[]){entry, loop}, 2);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, next, n, ""), done, loop);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  switch (rule->kind) {
+  case RULE_ALLOC:
+  case RULE_CALLOC:
+  case RULE_POSIX_MEMALIGN:
+    kn_call_free(r->b, rev_primal(r, vmap_get(&r->shadow, call)));
+    if (vset_has(&r->stack_on_heap, call))
+      kn_call_free(r->b, rev_primal(r, call));
+    return;
+  case RULE_REALLOC: {
+    LLVMValueRef shadow = rev_primal(r, vmap_get(&r->shadow, call)), old = LLVMGetOperand(call, 0);
+    MemoryTypes m = rev_memory_types(r, call, old);
+    if (is_varied(r, old) && m.floats && !m.mixed_floats) {
+      LLVMValueRef old_shadow = rev_primal(r, rev_shadow_of(r, old, call));
+      LLVMValueRef fn = memcpy_reverse_function(m.floats);
+      LLVMValueRef args[3] = {old_shadow, shadow,
+                              rev_kept_bytes(r->b, old_shadow, rev_primal(r, LLVMGetOperand(call, 1)))};
+      LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
+    }
+    kn_call_free(r->b, shadow);
+    return;
+  }
+  case RULE_MEMSET:
+    if (is_varied(r, dst))
+      LLVMBuildMemSet(r->b, rev_primal(r, rev_shadow_of(r, dst, call)), zero_byte(),
+                      rev_primal(r, LLVMGetOperand(call, 2)), 1);
+    return;
+  case RULE_MEMCPY: {
+    LLVMValueRef src = LLVMGetOperand(call, 1), len = rev_primal(r, LLVMGetOperand(call, 2));
+    if (!is_varied(r, dst))
+      return;
+    LLVMValueRef ddst = rev_primal(r, rev_shadow_of(r, dst, call));
+    if (!is_varied(r, src)) {
+      LLVMBuildMemSet(r->b, ddst, zero_byte(), len, 1);
+      return;
+    }
+    MemoryTypes m = rev_memory_types(r, dst, src);
+    if (m.pointers && !m.floats)
+      return;
+    LLVMTypeRef element = m.mixed_floats ? NULL : m.floats;
+    if (!element) {
+      fail(r, call, "it copies memory (%s) whose element type Kinase cannot decide: it must hold "
+                    "floats of one type",
+           "memcpy");
+      return;
+    }
+    LLVMValueRef fn = memcpy_reverse_function(element);
+    LLVMValueRef args[3] = {rev_primal(r, rev_shadow_of(r, src, call)), ddst,
+                            LLVMBuildZExtOrBitCast(r->b, len, i64(), "")};
+    LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+static void reverse_call(Reverse *r, LLVMValueRef call, LLVMValueRef a) {
+  const Rule *rule = rule_for_call(call);
+  if (rule && rule->kind == RULE_MATH) {
+    if (a)
+      reverse_partials(r, call, rule->partial, rule->arg, a);
+    return;
+  }
+  if (rule && rule->kind == RULE_MODEL) {
+    if (a)
+      reverse_model_call(r, call, rule_model_function(rule, call), a);
+    return;
+  }
+  if (rule) {
+    reverse_memory_call(r, call, rule);
+    return;
+  }
+  AugCall *aug = rev_aug_call_of(r, call);
+  if (aug)
+    reverse_user_call(r, aug);
+}
+
+/* The transposes of the linear, structural instructions. */
+static void reverse_structural(Reverse *r, LLVMValueRef inst, LLVMValueRef a) {
+  LLVMValueRef x = LLVMGetOperand(inst, 0);
+  LLVMTypeRef xt = LLVMTypeOf(x);
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMFNeg:
+    rev_add_adjoint(r, x, LLVMBuildFNeg(r->b, a, ""));
+    return;
+  case LLVMFPExt:
+  case LLVMFPTrunc:
+    rev_add_adjoint(r, x, LLVMBuildFPCast(r->b, a, xt, ""));
+    return;
+  case LLVMBitCast: {
+    /* Back to the operand's type, or to the float type an integer copy moves. */
+    LLVMTypeRef to = adjoint_type(r, x);
+    if (kn_type_has_floats(to))
+      rev_add_adjoint(r, x, to == LLVMTypeOf(a) ? a : LLVMBuildBitCast(r->b, a, to, ""));
+    return;
+  }
+  case LLVMFreeze:
+    rev_add_adjoint(r, x, a);
+    return;
+  case LLVMSelect: {
+    LLVMValueRef c = rev_primal(r, x), zero = LLVMConstNull(LLVMTypeOf(a));
+    rev_add_adjoint(r, LLVMGetOperand(inst, 1), LLVMBuildSelect(r->b, c, a, zero, ""));
+    rev_add_adjoint(r, LLVMGetOperand(inst, 2), LLVMBuildSelect(r->b, c, zero, a, ""));
+    return;
+  }
+  case LLVMExtractValue: {
+    unsigned n = LLVMGetNumIndices(inst);
+    const unsigned *idx = LLVMGetIndices(inst);
+    if (n != 1) {
+      fail(r, inst, "it extracts a nested aggregate field%s", "");
+      return;
+    }
+    rev_add_adjoint(r, x, LLVMBuildInsertValue(r->b, LLVMConstNull(xt), a, idx[0], ""));
+    return;
+  }
+  case LLVMInsertValue: {
+    unsigned n = LLVMGetNumIndices(inst);
+    const unsigned *idx = LLVMGetIndices(inst);
+    if (n != 1) {
+      fail(r, inst, "it inserts a nested aggregate field%s", "");
+      return;
+    }
+    LLVMValueRef field = LLVMGetOperand(inst, 1);
+    rev_add_adjoint(r, x, LLVMBuildInsertValue(r->b, a, LLVMConstNull(LLVMTypeOf(field)), idx[0], ""));
+    rev_add_adjoint(r, field, LLVMBuildExtractValue(r->b, a, idx[0], ""));
+    return;
+  }
+  case LLVMExtractElement: {
+    LLVMValueRef index = rev_primal(r, LLVMGetOperand(inst, 1));
+    rev_add_adjoint(r, x, LLVMBuildInsertElement(r->b, LLVMConstNull(xt), a, index, ""));
+    return;
+  }
+  case LLVMInsertElement: {
+    LLVMValueRef field = LLVMGetOperand(inst, 1), index = rev_primal(r, LLVMGetOperand(inst, 2));
+    rev_add_adjoint(r, x, LLVMBuildInsertElement(r->b, a, LLVMConstNull(LLVMTypeOf(field)), index, ""));
+    rev_add_adjoint(r, field, LLVMBuildExtractElement(r->b, a, index, ""));
+    return;
+  }
+  case LLVMShuffleVector: {
+    LLVMValueRef y = LLVMGetOperand(inst, 1);
+    unsigned n0 = LLVMGetVectorSize(xt), lanes = LLVMGetNumMaskElements(inst);
+    LLVMValueRef dx = LLVMConstNull(xt), dy = LLVMConstNull(LLVMTypeOf(y));
+    for (unsigned j = 0; j < lanes; j++) {
+      int m = LLVMGetMaskValue(inst, j);
+      if (m < 0)
+        continue;
+      LLVMValueRef lane = LLVMBuildExtractElement(r->b, a, LLVMConstInt(i32(), j, 0), "");
+      bool first = (unsigned)m < n0;
+      LLVMValueRef *acc = first ? &dx : &dy;
+      LLVMValueRef at = LLVMConstInt(i32(), first ? (unsigned)m : (unsigned)m - n0, 0);
+      LLVMValueRef sum = LLVMBuildFAdd(r->b, LLVMBuildExtractElement(r->b, *acc, at, ""), lane, "");
+      *acc = LLVMBuildInsertElement(r->b, *acc, sum, at, "");
+    }
+    rev_add_adjoint(r, x, dx);
+    rev_add_adjoint(r, y, dy);
+    return;
+  }
+  case LLVMLoad:
+    if (is_varied(r, x))
+      accumulate_into(r, rev_primal(r, rev_shadow_of(r, x, inst)), a, inst);
+    return;
+  default:
+    return;
+  }
+}
+
+void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  /* An augmented call's result is taken by the call's own reverse. */
+  if (op == LLVMExtractValue && rev_aug_call_of(r, LLVMGetOperand(inst, 0)))
+    return;
+  LLVMValueRef a = has_adjoint(r, inst) ? take_adjoint(r, inst) : NULL;
+  if (op == LLVMStore) {
+    reverse_store(r, inst);
+    return;
+  }
+  if (op == LLVMCall) {
+    reverse_call(r, inst, a);
+    return;
+  }
+  if (op == LLVMAlloca) {
+    LLVMValueRef s = vmap_get(&r->shadow, inst);
+    if (s)
+      kn_call_free(r->b, rev_primal(r, s));
+    return;
+  }
+  if (!a)
+    return;
+  PartialFn partial = rule_for_opcode(op);
+  if (partial) {
+    reverse_partials(r, inst, partial, 2, a);
+  } else if (op == LLVMPHI) {
+    arrput(*phis, ((PhiAdjoint){inst, a}));
+  } else {
+    reverse_structural(r, inst, a);
+  }
+}

@@ -1,0 +1,436 @@
+/* Reverse mode: the augmented forward sweep. The primal runs as it was,
+ * with shadows beside its pointers (allocations, copies, stores and integer
+ * copies of pointers), calls of the module's functions and registered
+ * gradients replaced by their augmented passes, whose tapes it keeps, and
+ * the predecessor recorded where a block has several. Separate because it
+ * writes aug only; the reverse sweep reads what it leaves in Reverse
+ * (shadow, calls, from). */
+#include "reverse.h"
+
+#include <stb/stb_ds.h>
+#include <string.h>
+
+/* ---- the augmented forward sweep ---- */
+
+/* Pointers, and addresses held in integers, have shadows. */
+static bool has_shadow(Reverse *r, LLVMValueRef v) {
+  return is_varied(r, v) && (kn_is_pointer_type(LLVMTypeOf(v)) ||
+                             (LLVMIsAInstruction(v) && activity_address_operand(&r->varied, v) >= 0));
+}
+
+LLVMValueRef rev_shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
+  if (has_shadow(r, v)) {
+    LLVMValueRef s = vmap_get(&r->shadow, v);
+    if (!s)
+      kn_die("varied pointer %s has no shadow yet", kn_value_name(v));
+    return s;
+  }
+  return unsupported_missing_shadow(v, user, r->sig->fn, &r->failed);
+}
+
+/* The instruction applied to the shadows of operands [first, first+count). */
+static LLVMValueRef shadow_twin(Reverse *r, LLVMValueRef inst, unsigned first, unsigned count) {
+  LLVMValueRef copy = LLVMInstructionClone(inst);
+  for (unsigned i = first; i < first + count; i++)
+    LLVMSetOperand(copy, i, rev_shadow_of(r, LLVMGetOperand(inst, i), inst));
+  kn_drop_metadata(copy);
+  LLVMInsertIntoBuilderWithName(r->ab, copy, "shadow");
+  vset_add(&r->shadow_code, copy);
+  return copy;
+}
+
+static void set_shadow(Reverse *r, LLVMValueRef v, LLVMValueRef shadow) {
+  vmap_put(&r->shadow, v, shadow);
+  vset_add(&r->shadow_code, shadow);
+}
+
+
+static LLVMValueRef alloca_size(LLVMBuilderRef b, LLVMValueRef inst) {
+  LLVMValueRef size = const64(LLVMABISizeOfType(kn_module.layout, LLVMGetAllocatedType(inst)));
+  LLVMValueRef count = LLVMGetOperand(inst, 0);
+  if (LLVMIsAConstantInt(count) && LLVMConstIntGetZExtValue(count) == 1)
+    return size;
+  return LLVMBuildMul(b, size, LLVMBuildZExtOrBitCast(b, count, i64(), ""), "");
+}
+
+Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee) {
+  Signature sig = {.fn = callee, .mode = MODE_REVERSE};
+  sig.nparams = LLVMGetNumArgOperands(call);
+  for (unsigned i = 0; i < sig.nparams; i++) {
+    LLVMValueRef arg = LLVMGetOperand(call, i);
+    sig.params[i] = !is_varied(r, arg)                        ? ACT_CONST
+                    : kn_is_pointer_type(LLVMTypeOf(arg))     ? ACT_DUP
+                    : kn_type_has_floats(LLVMTypeOf(arg))     ? ACT_OUT
+                                                              : ACT_CONST;
+  }
+  sig.ret_tangent = has_adjoint(r, call);
+  return sig;
+}
+
+unsigned rev_call_args(Reverse *r, LLVMValueRef call, const Signature *sig, LLVMValueRef *primals,
+                          LLVMValueRef *args, LLVMValueRef (*value)(Reverse *, LLVMValueRef)) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    args[n++] = value(r, primals[i]);
+    if (sig->params[i] == ACT_DUP)
+      args[n++] = value(r, rev_shadow_of(r, primals[i], call));
+  }
+  return n;
+}
+
+static LLVMValueRef identity(Reverse *r, LLVMValueRef v) {
+  (void)r;
+  return v;
+}
+
+void rev_operands(LLVMValueRef call, LLVMValueRef *out) {
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++)
+    out[i] = LLVMGetOperand(call, i);
+}
+
+/* A call of a function in the module: the augmented forward sweep calls its
+ * aug function and keeps the tape for the reverse sweep. */
+static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee) {
+  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)) ||
+      LLVMGetNumArgOperands(call) > KN_MAX_PARAMS) {
+    fail(r, call, "it calls variadic or very long function '%s'", kn_function_name(callee));
+    return;
+  }
+  /* The pair's tape is a pointer inside a returned struct, which gets no
+   * shadow: its second derivative would read through null. */
+  const char *name = kn_function_name(callee);
+  if (!strncmp(name, "__kinase_aug_", 13) || !strncmp(name, "__kinase_rev_", 13)) {
+    fail(r, call, "it computes a gradient (%s) itself: reverse mode over reverse mode is not "
+                  "supported yet; differentiate the gradient in forward mode (__enzyme_fwddiff)",
+         "__enzyme_autodiff");
+    return;
+  }
+  AugCall aug = {.sig = rev_call_signature(r, call, callee)};
+  rev_operands(call, aug.args);
+  LLVMValueRef args[2 * KN_MAX_PARAMS];
+  unsigned n = rev_call_args(r, call, &aug.sig, aug.args, args, identity);
+  aug.call = LLVMBuildCall2(r->ab, derive_aug_type(&aug.sig), derive_aug(&aug.sig), args, n, "");
+  LLVMTypeRef ret = LLVMTypeOf(call);
+  unsigned field = 0;
+  if (LLVMGetTypeKind(ret) != LLVMVoidTypeKind) {
+    aug.result = LLVMBuildExtractValue(r->ab, aug.call, field++, kn_value_name(call));
+    LLVMReplaceAllUsesWith(call, aug.result);
+    if (is_varied(r, call))
+      vset_add(&r->varied, aug.result);
+    if (vset_has(&r->useful, call))
+      vset_add(&r->useful, aug.result);
+    if (LLVMGetTypeKind(ret) == LLVMPointerTypeKind) {
+      LLVMValueRef shadow = LLVMBuildExtractValue(r->ab, aug.call, field++, "shadow");
+      if (is_varied(r, call))
+        vmap_put(&r->shadow, aug.result, shadow);
+    }
+  }
+  aug.tape = LLVMBuildExtractValue(r->ab, aug.call, field, "tape");
+  /* Its address may come back as a new instruction's. */
+  vset_remove(&r->varied, call);
+  LLVMInstructionEraseFromParent(call);
+  arrput(r->calls, aug);
+}
+
+/* A registered gradient: the user's augmented pass takes every argument,
+ * each pointer followed by its shadow, and returns nothing, a tape pointer,
+ * or {tape, result[, shadow of a pointer result]}; where it gives no result
+ * the function itself still runs for it. */
+static void augment_custom_call(Reverse *r, LLVMValueRef call, const Registration *custom) {
+  AugCall aug = {.sig = rev_call_signature(r, call, kn_called_function(call)),
+                 .custom_reverse = custom->reverse};
+  rev_operands(call, aug.args);
+  LLVMValueRef args[2 * KN_MAX_PARAMS];
+  unsigned n = 0;
+  for (unsigned i = 0; i < aug.sig.nparams; i++) {
+    args[n++] = aug.args[i];
+    if (kn_is_pointer_type(LLVMTypeOf(aug.args[i])))
+      args[n++] = rev_shadow_of(r, aug.args[i], call);
+  }
+  if (!registry_check_arity(custom->augmented, n, call, r->sig->fn)) {
+    r->failed = true;
+    return;
+  }
+  LLVMTypeRef type = LLVMGlobalGetValueType(custom->augmented);
+  LLVMValueRef result = LLVMBuildCall2(r->ab, type, custom->augmented, args, n, "");
+  LLVMTypeRef ret = LLVMGetReturnType(type);
+  bool gives_result = LLVMGetTypeKind(ret) == LLVMStructTypeKind && LLVMCountStructElementTypes(ret) > 1;
+  if (LLVMGetTypeKind(ret) == LLVMPointerTypeKind)
+    aug.tape = result;
+  else if (LLVMGetTypeKind(ret) == LLVMStructTypeKind)
+    aug.tape = LLVMBuildExtractValue(r->ab, result, 0, "tape");
+  aug.call = result;
+  if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind) {
+    LLVMValueRef primal = call;
+    if (gives_result) {
+      primal = LLVMBuildExtractValue(r->ab, result, 1, kn_value_name(call));
+      LLVMReplaceAllUsesWith(call, primal);
+      if (is_varied(r, call))
+        vset_add(&r->varied, primal);
+      if (vset_has(&r->useful, call))
+        vset_add(&r->useful, primal);
+      vset_remove(&r->varied, call);
+      LLVMInstructionEraseFromParent(call);
+    }
+    aug.result = primal;
+  } else {
+    LLVMInstructionEraseFromParent(call);
+  }
+  arrput(r->calls, aug);
+}
+
+AugCall *rev_aug_call_of(Reverse *r, LLVMValueRef call) {
+  for (ptrdiff_t i = 0; i < arrlen(r->calls); i++)
+    if (r->calls[i].call == call)
+      return &r->calls[i];
+  return NULL;
+}
+
+/* The bytes of p's shadow that a realloc to n keeps: min(usable size, n). */
+LLVMValueRef rev_kept_bytes(LLVMBuilderRef b, LLVMValueRef shadow, LLVMValueRef n) {
+  LLVMValueRef usable = kn_call_libc(b, "malloc_usable_size", i64(), &shadow, 1);
+  n = LLVMBuildZExtOrBitCast(b, n, i64(), "");
+  return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, usable, n, ""), usable, n, "");
+}
+
+/* q = realloc(p, n): the shadow gets fresh zeroed memory; p's shadow stays
+ * alive for the reverse sweep, which moves q's adjoints back into it.
+ * Pointers' shadows are copied forward. */
+static void augment_realloc(Reverse *r, LLVMValueRef call) {
+  LLVMValueRef old = LLVMGetOperand(call, 0), n = LLVMGetOperand(call, 1);
+  LLVMValueRef shadow = kn_call_calloc(r->ab, n);
+  set_shadow(r, call, shadow);
+  if (rev_memory_types(r, call, old).pointers && is_varied(r, old)) {
+    LLVMValueRef old_shadow = rev_shadow_of(r, old, call);
+    vset_add(&r->shadow_code, LLVMBuildMemCpy(r->ab, shadow, 1, old_shadow, 1,
+                                              rev_kept_bytes(r->ab, old_shadow, n)));
+  }
+}
+
+static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  switch (rule->kind) {
+  case RULE_ALLOC:
+  case RULE_CALLOC: {
+    LLVMValueRef shadow =
+        rule->kind == RULE_CALLOC
+            ? kn_call_libc(r->ab, "calloc", ptr(),
+                           (LLVMValueRef[]){LLVMGetOperand(call, 0), LLVMGetOperand(call, 1)}, 2)
+            : kn_call_calloc(r->ab, LLVMGetOperand(call, rule->arg));
+    set_shadow(r, call, shadow);
+    return;
+  }
+  case RULE_REALLOC:
+    augment_realloc(r, call);
+    return;
+  case RULE_POSIX_MEMALIGN: {
+    LLVMValueRef slot = rev_shadow_of(r, dst, call);
+    LLVMValueRef args[3] = {slot, LLVMGetOperand(call, 1), LLVMGetOperand(call, 2)};
+    vset_add(&r->shadow_code, kn_call_libc(r->ab, "posix_memalign", LLVMTypeOf(call), args, 3));
+    LLVMValueRef shadow = LLVMBuildLoad2(r->ab, ptr(), slot, "shadow");
+    LLVMBuildMemSet(r->ab, shadow, zero_byte(), LLVMGetOperand(call, rule->arg), 1);
+    set_shadow(r, call, shadow);
+    return;
+  }
+  case RULE_MEMCPY:
+    /* Shadow memory of floats holds adjoints, which the reverse sweep moves;
+     * pointers' shadows are copied now, so later loads find them. */
+    if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1))) {
+      MemoryTypes m = rev_memory_types(r, dst, LLVMGetOperand(call, 1));
+      if (m.pointers && m.floats)
+        fail(r, call, "it copies memory (%s) holding both pointers and floats, which Kinase "
+                      "cannot yet split", "memcpy");
+      else if (m.pointers)
+        shadow_twin(r, call, 0, 2);
+    }
+    r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
+    return;
+  default:
+    return;
+  }
+}
+
+/* A pointer copied through an integer: its shadow's bits move alongside. */
+static bool augment_pointer_copy(Reverse *r, LLVMValueRef inst) {
+  if (LLVMIsALoadInst(inst) && copy_of(r, inst) == inst) {
+    LLVMValueRef bits = LLVMInstructionClone(inst);
+    LLVMSetOperand(bits, 0, rev_shadow_of(r, LLVMGetOperand(inst, 0), inst));
+    kn_drop_metadata(bits);
+    LLVMInsertIntoBuilderWithName(r->ab, bits, "shadow");
+    vset_add(&r->shadow_code, bits);
+    vmap_put(&r->shadow, inst, bits);
+    return true;
+  }
+  LLVMValueRef value = LLVMIsAStoreInst(inst) ? LLVMGetOperand(inst, 0) : NULL;
+  if (!value || copy_of(r, value) != value || !is_varied(r, LLVMGetOperand(inst, 1)))
+    return false;
+  LLVMValueRef copy = LLVMInstructionClone(inst);
+  LLVMSetOperand(copy, 0, vmap_get(&r->shadow, value));
+  LLVMSetOperand(copy, 1, rev_shadow_of(r, LLVMGetOperand(inst, 1), inst));
+  kn_drop_metadata(copy);
+  LLVMInsertIntoBuilder(r->ab, copy);
+  vset_add(&r->shadow_code, copy);
+  return true;
+}
+
+static void augment_instruction(Reverse *r, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  if (augment_pointer_copy(r, inst))
+    return;
+  if (op == LLVMCall) {
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)))
+      return;
+    const Rule *rule = rule_for_call(inst);
+    if (rule && rule->kind != RULE_MATH && rule->kind != RULE_MODEL && rule->kind != RULE_INACTIVE) {
+      augment_memory_call(r, inst, rule);
+      return;
+    }
+    if (rule)
+      return;
+    if (!activity_call_carries(&r->varied, inst) && !is_varied(r, inst))
+      return;
+    LLVMValueRef callee = kn_called_function(inst);
+    if (!callee && devirt_is_fallback(inst))
+      devirt_guard_fallback(r->ab, inst, r->sig->fn);
+    else if (!callee)
+      fail(r, inst, "it makes an indirect call%s with differentiated arguments", "");
+    else if (registry_of(callee) && registry_of(callee)->augmented)
+      augment_custom_call(r, inst, registry_of(callee));
+    else if (LLVMIsDeclaration(callee))
+      fail(r, inst,
+           LLVMGetIntrinsicID(callee) ? "intrinsic '%s' has no derivative rule"
+                                      : "external function '%s' has no derivative rule and no "
+                                        "body to differentiate",
+           kn_function_name(callee));
+    else
+      augment_user_call(r, inst, callee);
+    return;
+  }
+  if (op == LLVMStore) {
+    LLVMValueRef value = LLVMGetOperand(inst, 0), at = LLVMGetOperand(inst, 1);
+    if (is_varied(r, at) && kn_is_pointer_type(LLVMTypeOf(value))) {
+      shadow_twin(r, inst, 0, 2);
+    } else {
+      r->failed |= unsupported_unshadowed_write(&r->varied, inst, at, value, r->sig->fn);
+    }
+    return;
+  }
+  if (!has_shadow(r, inst))
+    return;
+  unsigned first, count;
+  activity_structural_operands(op, &first, &count);
+  int address = activity_address_operand(&r->varied, inst);
+  if (address >= 0 && op != LLVMPtrToInt) {
+    set_shadow(r, inst, shadow_twin(r, inst, (unsigned)address, 1));
+  } else if (count) {
+    set_shadow(r, inst, shadow_twin(r, inst, first, count));
+  } else if (op == LLVMPHI) {
+    set_shadow(r, inst, LLVMBuildPhi(r->ab, LLVMTypeOf(inst), "shadow"));
+  } else if (op == LLVMAlloca) {
+    /* The reverse sweep outlives this frame: the shadow goes on the heap. */
+    set_shadow(r, inst, kn_call_calloc(r->ab, alloca_size(r->ab, inst)));
+  }
+}
+
+static bool unsupported_instruction(Reverse *r, LLVMValueRef inst) {
+  if (!unsupported_atomic(&r->varied, inst, r->sig->fn))
+    return false;
+  r->failed = true;
+  return true;
+}
+
+/* Adds `value` for every CFG edge from `pred` to `phi`'s block: a switch
+ * with two cases going to the same block makes two edges, and a phi needs an
+ * entry for each. */
+void rev_add_incoming_per_edge(LLVMValueRef phi, LLVMValueRef value, LLVMBasicBlockRef pred) {
+  LLVMBasicBlockRef here = LLVMGetInstructionParent(phi);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(pred);
+  for (unsigned i = 0, n = LLVMGetNumSuccessors(term); i < n; i++)
+    if (LLVMGetSuccessor(term, i) == here)
+      LLVMAddIncoming(phi, &value, &pred, 1);
+}
+
+/* A block with several distinct predecessors records which one ran: the
+ * index of the predecessor in cfg_predecessors. */
+void rev_add_from_index(Reverse *r, LLVMBasicBlockRef bb) {
+  LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, bb);
+  if (arrlen(preds) < 2)
+    return;
+  LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(bb));
+  LLVMValueRef phi = LLVMBuildPhi(r->ab, i32(), "from");
+  for (ptrdiff_t i = 0; i < arrlen(preds); i++)
+    rev_add_incoming_per_edge(phi, LLVMConstInt(i32(), (unsigned long long)i, 0), preds[i]);
+  vmap_put(&r->from, LLVMBasicBlockAsValue(bb), phi);
+}
+
+void rev_augment(Reverse *r) {
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks) && !r->failed; k++) {
+    LLVMBasicBlockRef bb = r->blocks[k];
+    LLVMValueRef *insts = NULL;
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      arrput(insts, inst);
+    for (ptrdiff_t i = 0; i < arrlen(insts) && !r->failed; i++) {
+      LLVMValueRef inst = insts[i];
+      if (LLVMIsATerminatorInst(inst) || unsupported_instruction(r, inst))
+        continue;
+      LLVMValueRef next = LLVMIsAPHINode(inst) ? kn_first_non_phi(bb) : LLVMGetNextInstruction(inst);
+      LLVMPositionBuilderBefore(r->ab, next);
+      augment_instruction(r, inst);
+    }
+    arrfree(insts);
+  }
+  /* Shadow phis get their incoming shadows once every shadow exists. */
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks) && !r->failed; k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst && LLVMIsAPHINode(inst);
+         inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef s = vmap_get(&r->shadow, inst);
+      if (!s || !LLVMIsAPHINode(s) || LLVMCountIncoming(s))
+        continue;
+      for (unsigned i = 0, n = LLVMCountIncoming(inst); i < n; i++) {
+        LLVMValueRef v = rev_shadow_of(r, LLVMGetIncomingValue(inst, i), inst);
+        LLVMBasicBlockRef from = LLVMGetIncomingBlock(inst, i);
+        LLVMAddIncoming(s, &v, &from, 1);
+      }
+    }
+}
+
+/* A user's reverse pass reads the memory its arguments point to, after aug
+ * has returned: locals passed to a registered gradient live on the heap
+ * until the reverse sweep frees them. */
+void rev_keep_stack_alive(Reverse *r) {
+  LLVMValueRef *allocas = NULL;
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+      const Registration *custom = LLVMIsACallInst(inst) ? registry_of(kn_called_function(inst)) : NULL;
+      if (!custom || !custom->augmented)
+        continue;
+      for (unsigned i = 0, n = LLVMGetNumArgOperands(inst); i < n; i++) {
+        LLVMValueRef base = kn_underlying_object(LLVMGetOperand(inst, i));
+        if (LLVMIsAAllocaInst(base) && !vset_has(&r->stack_on_heap, base)) {
+          vset_add(&r->stack_on_heap, base);
+          arrput(allocas, base);
+        }
+      }
+    }
+  vset_free(&r->stack_on_heap);
+  for (ptrdiff_t i = 0; i < arrlen(allocas); i++) {
+    /* Lifetime markers apply to stack slots only. */
+    LLVMValueRef *markers = NULL;
+    for (LLVMUseRef use = LLVMGetFirstUse(allocas[i]); use; use = LLVMGetNextUse(use)) {
+      LLVMValueRef user = LLVMGetUser(use);
+      LLVMValueRef callee = LLVMIsACallInst(user) ? kn_called_function(user) : NULL;
+      if (callee && !strncmp(kn_function_name(callee), "llvm.lifetime.", 14))
+        arrput(markers, user);
+    }
+    for (ptrdiff_t m = 0; m < arrlen(markers); m++)
+      LLVMInstructionEraseFromParent(markers[m]);
+    arrfree(markers);
+    LLVMPositionBuilderBefore(r->ab, allocas[i]);
+    LLVMValueRef heap = kn_call_calloc(r->ab, alloca_size(r->ab, allocas[i]));
+    LLVMReplaceAllUsesWith(allocas[i], heap);
+    LLVMInstructionEraseFromParent(allocas[i]);
+    vset_add(&r->stack_on_heap, heap);
+  }
+  arrfree(allocas);
+}

@@ -1,0 +1,229 @@
+/* Reverse mode: what the primal's memory holds. Pointers that phis,
+ * selects and realloc make the same are one memory object; the types its
+ * accesses show (floats, pointers, integers) decide how copies move
+ * adjoints and shadows, and what integer copies carry. Separate because it
+ * is a question about the primal alone: the sweeps ask rev_memory_types and
+ * read r->copied_as. */
+#include "reverse.h"
+
+#include <stb/stb_ds.h>
+#include <string.h>
+
+static void note_type(MemoryTypes *m, LLVMTypeRef type) {
+  while (LLVMGetTypeKind(type) == LLVMArrayTypeKind || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
+    type = LLVMGetElementType(type);
+  if (LLVMGetTypeKind(type) == LLVMStructTypeKind) {
+    for (unsigned i = 0, n = LLVMCountStructElementTypes(type); i < n; i++)
+      note_type(m, LLVMStructGetTypeAtIndex(type, i));
+  } else if (kn_is_float_type(type)) {
+    m->mixed_floats |= m->floats && m->floats != type;
+    m->floats = type;
+  } else if (kn_is_pointer_type(type)) {
+    m->pointers = true;
+  } else if (LLVMGetTypeKind(type) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(type) > 8) {
+    m->ints = true;
+  }
+}
+
+/* Memory objects: pointers that phis or selects may make the same pointer
+ * (a buffer and its realloc'd successor) are one object. */
+static LLVMValueRef object_of(Reverse *r, LLVMValueRef p) {
+  LLVMValueRef v = kn_underlying_object(p), up;
+  while ((up = vmap_get(&r->object_parent, v)))
+    v = up;
+  return v;
+}
+
+static void join_objects(Reverse *r, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef x = object_of(r, a), y = object_of(r, b);
+  if (x != y)
+    vmap_put(&r->object_parent, x, y);
+}
+
+void rev_find_memory_objects(Reverse *r) {
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+      if (!kn_is_pointer_type(LLVMTypeOf(inst)))
+        continue;
+      if (LLVMIsAPHINode(inst))
+        for (unsigned i = 0, n = LLVMCountIncoming(inst); i < n; i++)
+          join_objects(r, inst, LLVMGetIncomingValue(inst, i));
+      else if (LLVMIsASelectInst(inst))
+        for (unsigned i = 1; i < 3; i++)
+          join_objects(r, inst, LLVMGetOperand(inst, i));
+      else if (rule_for_call(inst) && rule_for_call(inst)->kind == RULE_REALLOC)
+        join_objects(r, inst, LLVMGetOperand(inst, 0));
+    }
+}
+
+/* `skip`, an integer copy being decided, and its stores are no evidence. */
+static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef p2,
+                                       LLVMValueRef skip) {
+  LLVMValueRef bases[2] = {object_of(r, p1), object_of(r, p2)};
+  MemoryTypes m = {0};
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef at = LLVMIsALoadInst(inst)              ? LLVMGetOperand(inst, 0)
+                        : LLVMIsAStoreInst(inst)           ? LLVMGetOperand(inst, 1)
+                        : LLVMIsAGetElementPtrInst(inst)   ? inst
+                                                           : NULL;
+      if (!at || vset_has(&r->shadow_code, inst) || inst == skip ||
+          (LLVMIsAStoreInst(inst) && LLVMGetOperand(inst, 0) == skip))
+        continue;
+      LLVMValueRef base = object_of(r, at);
+      if (base != bases[0] && base != bases[1])
+        continue;
+      note_type(&m, LLVMIsALoadInst(inst)    ? LLVMTypeOf(inst)
+                    : LLVMIsAStoreInst(inst) ? LLVMTypeOf(LLVMGetOperand(inst, 0))
+                                             : LLVMGetGEPSourceElementType(inst));
+    }
+  for (int i = 0; i < 2; i++) {
+    LLVMValueRef base = kn_underlying_object(i ? p2 : p1);
+    if (LLVMIsAAllocaInst(base))
+      note_type(&m, LLVMGetAllocatedType(base));
+  }
+  return m;
+}
+
+/* ---- integer copies ----
+ * Optimisations turn small copies (memcpy of 8 bytes, assignment of a struct
+ * holding one double) into integer loads and stores. What they move is
+ * decided from TBAA and from the other accesses to the same memory: floats
+ * get adjoints of their float type, pointers get their shadows copied, and a
+ * copy that cannot be decided is an error rather than a silent zero. */
+
+/* The type TBAA gives an access: a float type, ptr, an integer, or NULL. */
+static LLVMTypeRef tbaa_type(LLVMValueRef inst) {
+  LLVMValueRef tag = LLVMGetMetadata(inst, LLVMGetMDKindIDInContext(ctx(), "tbaa", 4));
+  if (!tag || LLVMGetMDNodeNumOperands(tag) < 2)
+    return NULL;
+  LLVMValueRef ops[4];
+  if (LLVMGetMDNodeNumOperands(tag) > 4)
+    return NULL;
+  LLVMGetMDNodeOperands(tag, ops);
+  LLVMValueRef access = ops[1];
+  if (!access || !LLVMIsAMDNode(access) || !LLVMGetMDNodeNumOperands(access))
+    return NULL;
+  LLVMValueRef names[8];
+  if (LLVMGetMDNodeNumOperands(access) > 8)
+    return NULL;
+  LLVMGetMDNodeOperands(access, names);
+  unsigned len;
+  const char *name = names[0] ? LLVMGetMDString(names[0], &len) : NULL;
+  if (!name)
+    return NULL;
+  if (!strcmp(name, "double"))
+    return LLVMDoubleTypeInContext(ctx());
+  if (!strcmp(name, "float"))
+    return LLVMFloatTypeInContext(ctx());
+  if (!strcmp(name, "any pointer") || !strncmp(name, "p1 ", 3) || !strncmp(name, "p2 ", 3))
+    return ptr();
+  if (!strcmp(name, "int") || !strcmp(name, "long") || !strcmp(name, "long long") ||
+      !strcmp(name, "short"))
+    return i64();
+  return NULL;
+}
+
+/* Stores of the value, or reinterpretations of its bits as a float. */
+static bool only_moved(LLVMValueRef load) {
+  for (LLVMUseRef use = LLVMGetFirstUse(load); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    bool stored = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == load;
+    bool reread = LLVMIsABitCastInst(user) && kn_is_float_type(LLVMTypeOf(user));
+    if (!stored && !reread)
+      return false;
+  }
+  return LLVMGetFirstUse(load) != NULL;
+}
+
+/* The scalar type at an address computed by a GEP with constant field
+ * indices (or an alloca), descending to offset 0 of aggregates; NULL when
+ * the address does not say. */
+static LLVMTypeRef addressed_type(LLVMValueRef at) {
+  LLVMTypeRef type = NULL;
+  if (LLVMIsAAllocaInst(at)) {
+    type = LLVMGetAllocatedType(at);
+  } else if (LLVMIsAGetElementPtrInst(at)) {
+    type = LLVMGetGEPSourceElementType(at);
+    for (int i = 2, n = LLVMGetNumOperands(at); i < n && type; i++) {
+      LLVMTypeKind kind = LLVMGetTypeKind(type);
+      LLVMValueRef index = LLVMGetOperand(at, (unsigned)i);
+      if (kind == LLVMStructTypeKind && LLVMIsAConstantInt(index))
+        type = LLVMStructGetTypeAtIndex(type, (unsigned)LLVMConstIntGetZExtValue(index));
+      else if (kind == LLVMArrayTypeKind || kind == LLVMVectorTypeKind)
+        type = LLVMGetElementType(type);
+      else
+        type = NULL;
+    }
+  }
+  while (type && (LLVMGetTypeKind(type) == LLVMStructTypeKind || LLVMGetTypeKind(type) == LLVMArrayTypeKind)) {
+    bool is_struct = LLVMGetTypeKind(type) == LLVMStructTypeKind;
+    if (is_struct && !LLVMCountStructElementTypes(type))
+      return NULL;
+    type = is_struct ? LLVMStructGetTypeAtIndex(type, 0) : LLVMGetElementType(type);
+  }
+  return type;
+}
+
+/* What an integer load that is only moved carries: first from what the
+ * copy's own addresses, TBAA tags and reinterpretations say, then from the
+ * other accesses to the same memory. */
+static MemoryTypes copied_types(Reverse *r, LLVMValueRef load) {
+  MemoryTypes m = {0};
+  LLVMValueRef from = LLVMGetOperand(load, 0);
+  LLVMTypeRef direct[3] = {addressed_type(from), tbaa_type(load), NULL};
+  for (int i = 0; i < 2; i++)
+    if (direct[i])
+      note_type(&m, direct[i]);
+  for (LLVMUseRef use = LLVMGetFirstUse(load); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    direct[0] = LLVMIsABitCastInst(user) ? LLVMTypeOf(user) : addressed_type(LLVMGetOperand(user, 1));
+    direct[1] = LLVMIsAStoreInst(user) ? tbaa_type(user) : NULL;
+    for (int i = 0; i < 2; i++)
+      if (direct[i])
+        note_type(&m, direct[i]);
+  }
+  if (m.floats || m.pointers || m.ints)
+    return m;
+  for (LLVMUseRef use = LLVMGetFirstUse(load); use; use = LLVMGetNextUse(use)) {
+    MemoryTypes both = memory_types_except(r, from, LLVMGetOperand(LLVMGetUser(use), 1), load);
+    if (both.floats)
+      note_type(&m, both.floats);
+    m.mixed_floats |= both.mixed_floats;
+    m.pointers |= both.pointers;
+    m.ints |= both.ints;
+  }
+  return m;
+}
+
+void rev_find_integer_copies(Reverse *r) {
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks) && !r->failed; k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+      LLVMTypeRef type = LLVMTypeOf(inst);
+      if (!LLVMIsALoadInst(inst) || LLVMGetTypeKind(type) != LLVMIntegerTypeKind ||
+          !is_varied(r, LLVMGetOperand(inst, 0)) || !only_moved(inst))
+        continue;
+      unsigned bits = LLVMGetIntTypeWidth(type);
+      MemoryTypes m = copied_types(r, inst);
+      bool floats = m.floats && !m.mixed_floats &&
+                    LLVMABISizeOfType(kn_module.layout, m.floats) * 8 == bits;
+      bool pointers = m.pointers && bits == 8 * LLVMPointerSize(kn_module.layout);
+      if (floats && !pointers) {
+        vmap_put(&r->copied_as, inst, LLVMConstNull(m.floats));
+        vset_add(&r->varied, inst);
+      } else if (pointers && !floats) {
+        vmap_put(&r->copied_as, inst, inst);
+      } else if ((floats && pointers) || (bits >= 32 && !m.floats && !m.pointers && !m.ints)) {
+        fail(r, inst, "it copies %s bytes whose type Kinase cannot decide (floats, pointers or "
+                      "integers); copy them as their own type",
+             bits == 64 ? "8" : bits == 32 ? "4" : "several");
+      }
+    }
+}
+
+MemoryTypes rev_memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
+  return memory_types_except(r, p1, p2, NULL);
+}

@@ -1,0 +1,247 @@
+/* Reverse mode: primal values in the reverse sweep. A value the reverse
+ * code needs comes from a counted loop's iteration (its counter, affine
+ * induction variables), is recomputed (pure instructions, loads of memory
+ * that stays as it was), or is recorded: read through a placeholder that
+ * tape.c fills in. Separate because it is the choice between recomputing
+ * and recording, made value by value; the loop counters that choice relies
+ * on are added to aug here too. */
+#include "reverse.h"
+
+#include <stb/stb_ds.h>
+
+/* ---- loops ---- */
+
+CountedLoop *rev_counted_loop_with_header(Reverse *r, LLVMBasicBlockRef header) {
+  for (ptrdiff_t i = 0; i < arrlen(r->loops); i++)
+    if (r->loops[i].loop->header == header)
+      return &r->loops[i];
+  return NULL;
+}
+
+static bool exits_are_dedicated(Reverse *r, Loop *loop) {
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++) {
+    if (loop_contains(loop, r->blocks[k]))
+      continue;
+    LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, r->blocks[k]);
+    bool inside = false, outside = false;
+    for (ptrdiff_t i = 0; i < arrlen(preds); i++) {
+      inside |= loop_contains(loop, preds[i]);
+      outside |= !loop_contains(loop, preds[i]);
+    }
+    if (inside && outside)
+      return false;
+  }
+  return true;
+}
+
+/* Gives the loop a counter k (0, 1, ... per iteration) and, in each exit
+ * block, a phi of its final value. */
+static void count_loop(Reverse *r, Loop *loop) {
+  CountedLoop counted = {.loop = loop};
+  LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(loop->header));
+  counted.counter = LLVMBuildPhi(r->ab, i64(), "iteration");
+  LLVMPositionBuilderBefore(r->ab, LLVMGetBasicBlockTerminator(loop->latch));
+  LLVMValueRef next = LLVMBuildAdd(r->ab, counted.counter, const64(1), "iteration.next");
+  LLVMValueRef zero = const64(0);
+  rev_add_incoming_per_edge(counted.counter, zero, loop->preheader);
+  rev_add_incoming_per_edge(counted.counter, next, loop->latch);
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++) {
+    LLVMBasicBlockRef exit = r->blocks[k];
+    LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, exit);
+    if (loop_contains(loop, exit) || !arrlen(preds) || !loop_contains(loop, preds[0]))
+      continue;
+    LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(exit));
+    LLVMValueRef count = LLVMBuildPhi(r->ab, i64(), "iterations");
+    for (ptrdiff_t i = 0; i < arrlen(preds); i++)
+      rev_add_incoming_per_edge(count, counted.counter, preds[i]);
+    vmap_put(&counted.exit_count, LLVMBasicBlockAsValue(exit), count);
+  }
+  arrput(r->loops, counted);
+}
+
+void rev_count_loops(Reverse *r) {
+  Loop *loops = cfg_loops(r->cfg);
+  for (ptrdiff_t i = 0; i < arrlen(loops); i++) {
+    Loop *loop = &loops[i];
+    if (loop->latch && loop->preheader && arrlen(cfg_predecessors(r->cfg, loop->header)) == 2 &&
+        exits_are_dedicated(r, loop))
+      count_loop(r, loop);
+  }
+}
+
+/* i = phi [init, preheader], [i + step, latch] with a constant step, as
+ * an integer or a pointer walking an array: i = init + k * step. */
+static bool affine_step(CountedLoop *loop, LLVMValueRef phi, LLVMValueRef *init, LLVMValueRef *step) {
+  if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 || phi == loop->counter)
+    return false;
+  LLVMValueRef next = NULL;
+  *init = NULL;
+  for (unsigned i = 0; i < 2; i++)
+    if (LLVMGetIncomingBlock(phi, i) == loop->loop->preheader)
+      *init = LLVMGetIncomingValue(phi, i);
+    else
+      next = LLVMGetIncomingValue(phi, i);
+  if (!*init || !next || !LLVMIsAInstruction(next))
+    return false;
+  LLVMOpcode op = LLVMGetInstructionOpcode(next);
+  if (op == LLVMAdd && LLVMGetOperand(next, 0) == phi && LLVMIsAConstantInt(LLVMGetOperand(next, 1))) {
+    *step = LLVMGetOperand(next, 1);
+    return true;
+  }
+  if (op == LLVMGetElementPtr && LLVMGetNumOperands(next) == 2 && LLVMGetOperand(next, 0) == phi &&
+      LLVMIsAConstantInt(LLVMGetOperand(next, 1))) {
+    *step = next;
+    return true;
+  }
+  return false;
+}
+
+/* ---- primal values in the reverse sweep ---- */
+
+bool rev_recomputable(LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
+  case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMUDiv: case LLVMSDiv: case LLVMURem:
+  case LLVMSRem: case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: case LLVMFRem:
+  case LLVMFNeg: case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMFPToUI: case LLVMFPToSI:
+  case LLVMUIToFP: case LLVMSIToFP: case LLVMFPTrunc: case LLVMFPExt: case LLVMPtrToInt:
+  case LLVMIntToPtr: case LLVMBitCast: case LLVMAddrSpaceCast: case LLVMGetElementPtr:
+  case LLVMICmp: case LLVMFCmp: case LLVMSelect: case LLVMExtractValue: case LLVMInsertValue:
+  case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMFreeze:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Whether the primal writes memory other than its own stack and heap
+ * allocations: then loads of arguments and globals cannot be repeated. */
+static bool is_local_object(LLVMValueRef base) {
+  if (LLVMIsAAllocaInst(base))
+    return true;
+  const Rule *rule = LLVMIsACallInst(base) ? rule_for_call(base) : NULL;
+  return rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC);
+}
+
+static bool writes_outside(Reverse *r, LLVMValueRef inst) {
+  if (vset_has(&r->shadow_code, inst))
+    return false;
+  if (LLVMIsAStoreInst(inst))
+    return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 1)));
+  if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst))
+    return true;
+  if (!LLVMIsACallInst(inst))
+    return false;
+  const Rule *rule = rule_for_call(inst);
+  /* The user's allocator keeps its bookkeeping in memory its arguments reach. */
+  bool allocates = rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC) && !rule->foreign;
+  if (rule && (rule->kind == RULE_MATH || rule->kind == RULE_MODEL || allocates))
+    return false;
+  if (rule && (rule->kind == RULE_MEMCPY || rule->kind == RULE_MEMSET))
+    return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 0)));
+  LLVMValueRef callee = kn_called_function(inst);
+  if (callee && LLVMGetIntrinsicID(callee) && (!rule || rule->kind == RULE_INACTIVE))
+    return false;
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(inst); i < n; i++)
+    if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(inst, i))) &&
+        !is_local_object(kn_underlying_object(LLVMGetOperand(inst, i))))
+      return true;
+  return callee == NULL || !LLVMIsDeclaration(callee) || rev_aug_call_of(r, inst);
+}
+
+bool rev_memory_is_frozen(Reverse *r) {
+  if (!r->sig->adjacent)
+    return false;
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst))
+      if (writes_outside(r, inst))
+        return false;
+  return true;
+}
+
+static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
+  if (!r->memory_frozen || !LLVMIsALoadInst(inst) || vset_has(&r->shadow_code, inst) ||
+      LLVMGetVolatile(inst))
+    return false;
+  LLVMValueRef base = kn_underlying_object(LLVMGetOperand(inst, 0));
+  return LLVMIsAArgument(base) || LLVMIsAGlobalVariable(base);
+}
+
+/* A field of a call's result is recorded alone, not the whole result. */
+static bool recompute(Reverse *r, LLVMValueRef v) {
+  if (LLVMIsAExtractValueInst(v) && LLVMIsACallInst(LLVMGetOperand(v, 0)))
+    return false;
+  return rev_recomputable(v) || repeatable_load(r, v);
+}
+
+LLVMValueRef rev_iteration_slot(Reverse *r, CountedLoop *loop) {
+  if (!loop->slot) {
+    LLVMBuilderRef entry = LLVMCreateBuilderInContext(ctx());
+    LLVMPositionBuilderBefore(entry, LLVMGetFirstInstruction(LLVMValueAsBasicBlock(r->rev_entry)));
+    loop->slot = LLVMBuildAlloca(entry, i64(), "iteration");
+    LLVMDisposeBuilder(entry);
+  }
+  return loop->slot;
+}
+
+/* Loop counters and the induction variables that follow them, from the
+ * iteration being reversed; NULL for other values. */
+static LLVMValueRef counted_value(Reverse *r, LLVMValueRef v) {
+  if (!LLVMIsAPHINode(v))
+    return NULL;
+  CountedLoop *loop = rev_counted_loop_with_header(r, LLVMGetInstructionParent(v));
+  if (!loop)
+    return NULL;
+  LLVMValueRef k = LLVMBuildLoad2(r->b, i64(), rev_iteration_slot(r, loop), "k");
+  if (v == loop->counter)
+    return k;
+  LLVMValueRef init, step;
+  if (!affine_step(loop, v, &init, &step))
+    return NULL;
+  if (LLVMIsAConstantInt(step)) {
+    LLVMValueRef scaled = LLVMBuildMul(r->b, LLVMBuildTrunc(r->b, k, LLVMTypeOf(v), ""), step, "");
+    return LLVMBuildAdd(r->b, rev_primal(r, init), scaled, "");
+  }
+  LLVMValueRef index = LLVMBuildMul(r->b, k, LLVMBuildSExt(r->b, LLVMGetOperand(step, 1), i64(), ""), "");
+  return LLVMBuildGEP2(r->b, LLVMGetGEPSourceElementType(step), rev_primal(r, init), &index, 1, "");
+}
+
+static void use_memo(Reverse *r) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(r->b);
+  if (r->memo_block != here) {
+    vmap_free(&r->memo);
+    r->memo_block = here;
+  }
+}
+
+/* The value `v` of aug had at the point of the forward sweep that the
+ * reverse sweep's insertion point mirrors. */
+LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v) {
+  if (LLVMIsAArgument(v)) {
+    for (unsigned i = 0, n = LLVMCountParams(r->aug); i < n; i++)
+      if (LLVMGetParam(r->aug, i) == v)
+        return LLVMGetParam(r->rev, i);
+    kn_die("argument of another function");
+  }
+  if (!LLVMIsAInstruction(v))
+    return v;
+  use_memo(r);
+  LLVMValueRef known = vmap_get(&r->memo, v);
+  if (known)
+    return known;
+  LLVMValueRef value = counted_value(r, v);
+  if (!value && recompute(r, v)) {
+    value = LLVMInstructionClone(v);
+    for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+      LLVMSetOperand(value, (unsigned)i, rev_primal(r, LLVMGetOperand(v, (unsigned)i)));
+    kn_drop_metadata(value);
+    LLVMInsertIntoBuilder(r->b, value);
+  } else if (!value) {
+    value = LLVMBuildLoad2(r->b, LLVMTypeOf(v), LLVMGetPoison(ptr()), "");
+    arrput(r->placeholders, ((Placeholder){value, v}));
+  }
+  use_memo(r);
+  vmap_put(&r->memo, v, value);
+  return value;
+}

@@ -1,0 +1,178 @@
+/* Reverse mode's internals, shared by the files that generate the pair
+ * (reverse.c, whose header comment describes the method, memtypes.c,
+ * useful.c, augment.c, primal.c, adjoint.c, tape.c) and included by no
+ * other. The state of one generation is the Reverse struct; tiny helpers
+ * are static inline here; a function one file defines for another carries
+ * the prefix rev_ and is declared here, grouped by file. */
+#ifndef KINASE_REVERSE_H
+#define KINASE_REVERSE_H
+
+#include "kinase.h"
+
+typedef struct {
+  LLVMValueRef load; /* in rev: a load from a placeholder address */
+  LLVMValueRef root; /* in aug */
+} Placeholder;
+
+/* A call of a function of the module, augmented. */
+typedef struct {
+  LLVMValueRef call;   /* aug: the call of the callee's aug function */
+  LLVMValueRef result; /* aug: the primal result, or NULL */
+  LLVMValueRef tape;   /* aug: the callee's tape, or NULL */
+  LLVMValueRef custom_reverse; /* the user's reverse pass, for a registered gradient */
+  Signature sig;
+  LLVMValueRef args[KN_MAX_PARAMS]; /* aug: the primal arguments */
+} AugCall;
+
+/* The record of one primal block. */
+typedef struct {
+  LLVMBasicBlockRef block;
+  LLVMValueRef *roots;     /* recorded values, in field order */
+  LLVMTypeRef record;      /* struct of the roots' types */
+  unsigned tape_field;     /* index of its {data, count, capacity} in the tape */
+  LLVMValueRef counter;    /* rev: i64 slot */
+  LLVMValueRef data;       /* rev: ptr slot */
+} BlockRecord;
+
+/* A loop in canonical form with its iteration counter. */
+typedef struct {
+  Loop *loop;
+  LLVMValueRef counter;  /* aug: i64 phi in the header, 0 on entry */
+  ValueMap exit_count;   /* aug exit block -> phi of the counter there */
+  LLVMValueRef slot;     /* rev: the iteration being reversed */
+} CountedLoop;
+
+/* One generation: the pair being filled and what is known about it. */
+typedef struct {
+  const Signature *sig;
+  LLVMValueRef aug, rev;
+  LLVMBuilderRef b;        /* positioned in rev */
+  LLVMBuilderRef ab;       /* positioned in aug */
+  LLVMBasicBlockRef *blocks; /* aug blocks, reverse post-order */
+  LLVMBasicBlockRef ret_block; /* the one block that returns */
+  ValueSet varied;
+  ValueSet useful;         /* values whose adjoint can reach an output */
+  ValueSet shadow_code;    /* aug instructions that build shadows, not primal */
+  ValueSet stack_on_heap;  /* aug: callocs standing for allocas (see rev_keep_stack_alive) */
+  ValueMap object_parent;  /* union-find over underlying objects joined by phis and selects */
+  ValueMap copied_as;      /* integer load that copies floats or pointers -> a value of
+                              the float type it moves, or the load of its shadow bits */
+  ValueMap shadow;         /* aug pointer -> aug shadow pointer */
+  ValueMap adjoint;        /* aug value -> rev slot */
+  ValueMap reverse_block;  /* aug block -> rev block (as values) */
+  ValueMap from;           /* aug block -> aug phi: index of the predecessor */
+  ValueMap memo;           /* aug value -> rev value, valid in memo_block */
+  LLVMBasicBlockRef memo_block;
+  AugCall *calls;
+  Cfg *cfg;
+  CountedLoop *loops;
+  bool memory_frozen;      /* loads of arguments and globals can be repeated */
+  Placeholder *placeholders;
+  BlockRecord *records;
+  LLVMValueRef rev_entry, rev_exit; /* blocks (as values) */
+  LLVMValueRef aug_tape;   /* aug: the tape pointer */
+  bool failed;
+} Reverse;
+
+/* What the memory behind p1 and p2 holds, from the loads, stores and GEPs
+ * through the same underlying objects: its float element type (NULL if
+ * none, or if floats of two types), and whether it holds pointers. */
+typedef struct {
+  LLVMTypeRef floats;
+  bool mixed_floats, pointers, ints;
+} MemoryTypes;
+
+/* Phi adjoints travel along the edge the forward sweep took. */
+typedef struct {
+  LLVMValueRef phi;
+  LLVMValueRef a;
+} PhiAdjoint;
+
+static inline void fail(Reverse *r, LLVMValueRef where, const char *fmt, const char *detail) {
+  if (!r->failed)
+    kn_error(where, r->sig->fn, fmt, detail);
+  r->failed = true;
+}
+
+static inline LLVMContextRef ctx(void) { return kn_module.ctx; }
+static inline LLVMTypeRef i64(void) { return LLVMInt64TypeInContext(ctx()); }
+static inline LLVMTypeRef i32(void) { return LLVMInt32TypeInContext(ctx()); }
+static inline LLVMTypeRef ptr(void) { return LLVMPointerTypeInContext(ctx(), 0); }
+static inline LLVMValueRef const64(unsigned long long v) { return LLVMConstInt(i64(), v, 0); }
+
+static inline bool is_varied(Reverse *r, LLVMValueRef v) { return vset_has(&r->varied, v); }
+/* Values with an adjoint: varied and holding floats. */
+static inline LLVMValueRef copy_of(Reverse *r, LLVMValueRef v) {
+  return vmap_get(&r->copied_as, v);
+}
+
+/* The type of v's adjoint: its own, or the float type an integer copy moves. */
+static inline LLVMTypeRef adjoint_type(Reverse *r, LLVMValueRef v) {
+  LLVMValueRef copy = copy_of(r, v);
+  return copy && LLVMIsAConstant(copy) ? LLVMTypeOf(copy) : LLVMTypeOf(v);
+}
+
+static inline bool has_adjoint(Reverse *r, LLVMValueRef v) {
+  return vset_has(&r->useful, v) && ((is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v))) ||
+                                     kn_type_has_floats(adjoint_type(r, v)));
+}
+
+static inline LLVMBasicBlockRef reverse_of(Reverse *r, LLVMBasicBlockRef bb) {
+  return LLVMValueAsBasicBlock(vmap_get(&r->reverse_block, LLVMBasicBlockAsValue(bb)));
+}
+
+static inline LLVMValueRef zero_byte(void) {
+  return LLVMConstInt(LLVMInt8TypeInContext(ctx()), 0, 0);
+}
+
+/* The value aug returns, NULL for void. */
+static inline LLVMValueRef returned_value(Reverse *r) {
+  LLVMValueRef ret = LLVMGetBasicBlockTerminator(r->ret_block);
+  return LLVMGetNumOperands(ret) ? LLVMGetOperand(ret, 0) : NULL;
+}
+
+/* memtypes.c */
+void rev_find_memory_objects(Reverse *r);
+void rev_find_integer_copies(Reverse *r);
+MemoryTypes rev_memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2);
+
+/* useful.c */
+void rev_find_useful(Reverse *r);
+
+/* augment.c */
+void rev_keep_stack_alive(Reverse *r);
+void rev_augment(Reverse *r);
+void rev_add_from_index(Reverse *r, LLVMBasicBlockRef bb);
+void rev_add_incoming_per_edge(LLVMValueRef phi, LLVMValueRef value, LLVMBasicBlockRef pred);
+LLVMValueRef rev_shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user);
+Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee);
+unsigned rev_call_args(Reverse *r, LLVMValueRef call, const Signature *sig, LLVMValueRef *primals,
+                       LLVMValueRef *args, LLVMValueRef (*value)(Reverse *, LLVMValueRef));
+void rev_operands(LLVMValueRef call, LLVMValueRef *out);
+AugCall *rev_aug_call_of(Reverse *r, LLVMValueRef call);
+LLVMValueRef rev_kept_bytes(LLVMBuilderRef b, LLVMValueRef shadow, LLVMValueRef n);
+
+/* primal.c */
+void rev_count_loops(Reverse *r);
+CountedLoop *rev_counted_loop_with_header(Reverse *r, LLVMBasicBlockRef header);
+LLVMValueRef rev_iteration_slot(Reverse *r, CountedLoop *loop);
+bool rev_memory_is_frozen(Reverse *r);
+bool rev_recomputable(LLVMValueRef inst);
+LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v);
+
+/* adjoint.c */
+void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis);
+void rev_add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta);
+LLVMValueRef rev_add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
+
+/* tape.c */
+BlockRecord *rev_record_of(Reverse *r, LLVMBasicBlockRef bb);
+void rev_erase_dead_code(Reverse *r);
+void rev_layout_records(Reverse *r);
+LLVMTypeRef rev_tape_type(Reverse *r);
+void rev_write_records(Reverse *r, LLVMTypeRef tape);
+void rev_read_records(Reverse *r, LLVMTypeRef tape);
+void rev_finish_exit(Reverse *r, LLVMTypeRef tape);
+void rev_finish_aug_return(Reverse *r);
+
+#endif

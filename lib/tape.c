@@ -1,0 +1,231 @@
+/* Reverse mode: the tape. One record per execution of a primal block,
+ * holding the values the reverse sweep reads; the records' layout, once
+ * every value recorded is known; the appends in aug (kinase.tape.push), the
+ * reads in rev; and the two ends of the pair that hand the tape over, aug's
+ * return and rev's exit. Separate because it is the only part that knows
+ * the tape's layout. */
+#include "reverse.h"
+
+#include <stb/stb_ds.h>
+
+/* kinase.tape.push(vec, size): appends a record of `size` bytes to
+ * vec = {ptr data, i64 count, i64 capacity}, growing it geometrically, and
+ * returns the record's address. */
+static LLVMValueRef tape_push_function(void) {
+  const char *name = "kinase.tape.push";
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn)
+    return fn;
+  LLVMTypeRef params[2] = {ptr(), i64()};
+  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ptr(), params, 2, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMValueRef vec = LLVMGetParam(fn, 0), size = LLVMGetParam(fn, 1);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx(), fn, "entry");
+  LLVMBasicBlockRef grow = LLVMAppendBasicBlockInContext(ctx(), fn, "grow");
+  LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(ctx(), fn, "store");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMTypeRef vec_type = LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64()}, 3, 0);
+  LLVMValueRef data_at = LLVMBuildStructGEP2(b, vec_type, vec, 0, "");
+  LLVMValueRef count_at = LLVMBuildStructGEP2(b, vec_type, vec, 1, "");
+  LLVMValueRef cap_at = LLVMBuildStructGEP2(b, vec_type, vec, 2, "");
+  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), data_at, "data");
+  LLVMValueRef count = LLVMBuildLoad2(b, i64(), count_at, "count");
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), cap_at, "cap");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, count, cap, ""), store, grow);
+  LLVMPositionBuilderAtEnd(b, grow);
+  LLVMValueRef new_cap = LLVMBuildAdd(b, LLVMBuildMul(b, cap, const64(2), ""), const64(16), "");
+  LLVMValueRef realloc_args[2] = {data, LLVMBuildMul(b, new_cap, size, "")};
+  LLVMValueRef grown = kn_call_libc(b, "realloc", ptr(), realloc_args, 2);
+  LLVMBuildStore(b, grown, data_at);
+  LLVMBuildStore(b, new_cap, cap_at);
+  LLVMBuildBr(b, store);
+  LLVMPositionBuilderAtEnd(b, store);
+  LLVMValueRef base = LLVMBuildPhi(b, ptr(), "base");
+  LLVMAddIncoming(base, (LLVMValueRef[]){data, grown}, (LLVMBasicBlockRef[]){entry, grow}, 2);
+  LLVMBuildStore(b, LLVMBuildAdd(b, count, const64(1), ""), count_at);
+  LLVMValueRef offset = LLVMBuildMul(b, count, size, "");
+  LLVMBuildRet(b, LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx()), base, &offset, 1, "record"));
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+BlockRecord *rev_record_of(Reverse *r, LLVMBasicBlockRef bb) {
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
+    if (r->records[i].block == bb)
+      return &r->records[i];
+  BlockRecord record = {.block = bb};
+  arrput(r->records, record);
+  return &arrlast(r->records);
+}
+
+/* ---- tape layout, once every root is known ---- */
+
+static LLVMTypeRef vec_type(void) {
+  return LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64()}, 3, 0);
+}
+
+static unsigned field_of(BlockRecord *record, LLVMValueRef root) {
+  for (ptrdiff_t i = 0; i < arrlen(record->roots); i++)
+    if (record->roots[i] == root)
+      return (unsigned)i;
+  arrput(record->roots, root);
+  return (unsigned)arrlen(record->roots) - 1;
+}
+
+/* Partials that did not need a value leave its reads unused: they go before
+ * they cost a record. Placeholders are left to rev_layout_records. */
+void rev_erase_dead_code(Reverse *r) {
+  ValueSet placeholders = {0};
+  for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++)
+    vset_add(&placeholders, r->placeholders[i].load);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->rev); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef inst = LLVMGetFirstInstruction(bb);
+      while (inst) {
+        LLVMValueRef next = LLVMGetNextInstruction(inst);
+        bool pure = rev_recomputable(inst) || (LLVMIsALoadInst(inst) && !LLVMGetVolatile(inst));
+        if (pure && !LLVMGetFirstUse(inst) && !vset_has(&placeholders, inst)) {
+          LLVMInstructionEraseFromParent(inst);
+          changed = true;
+        }
+        inst = next;
+      }
+    }
+  }
+  vset_free(&placeholders);
+}
+
+void rev_layout_records(Reverse *r) {
+  /* Placeholders nobody reads are dropped before they cost a field. */
+  for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++) {
+    Placeholder *p = &r->placeholders[i];
+    if (!LLVMGetFirstUse(p->load)) {
+      LLVMInstructionEraseFromParent(p->load);
+      p->load = NULL;
+      continue;
+    }
+    field_of(rev_record_of(r, LLVMGetInstructionParent(p->root)), p->root);
+  }
+  unsigned tape_field = 0;
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
+    BlockRecord *record = &r->records[i];
+    if (!arrlen(record->roots))
+      continue;
+    LLVMTypeRef types[256];
+    if (arrlen(record->roots) > 256)
+      kn_die("too many values recorded in one block");
+    for (ptrdiff_t k = 0; k < arrlen(record->roots); k++)
+      types[k] = LLVMTypeOf(record->roots[k]);
+    record->record = LLVMStructTypeInContext(ctx(), types, (unsigned)arrlen(record->roots), 0);
+    record->tape_field = tape_field++;
+  }
+}
+
+LLVMTypeRef rev_tape_type(Reverse *r) {
+  LLVMTypeRef fields[512];
+  unsigned n = 0;
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
+    if (r->records[i].record && n < 512)
+      fields[n++] = vec_type();
+  return LLVMStructTypeInContext(ctx(), fields, n, 0);
+}
+
+/* aug: allocate the tape at entry; append each block's record at its end. */
+void rev_write_records(Reverse *r, LLVMTypeRef tape) {
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->aug);
+  LLVMPositionBuilderBefore(r->ab, kn_first_non_phi(entry));
+  r->aug_tape = kn_call_calloc(r->ab, const64(LLVMABISizeOfType(kn_module.layout, tape) + 1));
+  LLVMValueRef push = tape_push_function();
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
+    BlockRecord *record = &r->records[i];
+    if (!record->record)
+      continue;
+    LLVMPositionBuilderBefore(r->ab, LLVMGetBasicBlockTerminator(record->block));
+    LLVMValueRef vec = LLVMBuildStructGEP2(r->ab, tape, r->aug_tape, record->tape_field, "");
+    LLVMValueRef args[2] = {vec, const64(LLVMABISizeOfType(kn_module.layout, record->record))};
+    LLVMValueRef at = LLVMBuildCall2(r->ab, LLVMGlobalGetValueType(push), push, args, 2, "");
+    for (ptrdiff_t k = 0; k < arrlen(record->roots); k++)
+      LLVMBuildStore(r->ab, record->roots[k],
+                     LLVMBuildStructGEP2(r->ab, record->record, at, (unsigned)k, ""));
+  }
+}
+
+/* rev: placeholders read record counter-1 of their root's block. */
+void rev_read_records(Reverse *r, LLVMTypeRef tape) {
+  LLVMValueRef tape_arg = LLVMGetParam(r->rev, LLVMCountParams(r->rev) - 1);
+  LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(r->rev_entry);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(entry);
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
+    BlockRecord *record = &r->records[i];
+    if (!record->record || !record->counter)
+      continue;
+    LLVMPositionBuilderBefore(r->b, term);
+    LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, record->tape_field, "");
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""),
+                   record->data);
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, i64(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 1, ""), ""),
+                   record->counter);
+  }
+  for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++) {
+    Placeholder *p = &r->placeholders[i];
+    if (!p->load)
+      continue;
+    BlockRecord *record = rev_record_of(r, LLVMGetInstructionParent(p->root));
+    if (!record->counter)
+      kn_die("value recorded by a block without a reverse counter");
+    LLVMPositionBuilderBefore(r->b, p->load);
+    LLVMValueRef count = LLVMBuildLoad2(r->b, i64(), record->counter, "");
+    LLVMValueRef index = LLVMBuildSub(r->b, count, const64(1), "");
+    LLVMValueRef data = LLVMBuildLoad2(r->b, ptr(), record->data, "");
+    LLVMValueRef at = LLVMBuildGEP2(r->b, record->record, data, &index, 1, "");
+    LLVMValueRef field = LLVMBuildStructGEP2(r->b, record->record, at, field_of(record, p->root), "");
+    LLVMSetOperand(p->load, 0, field);
+  }
+}
+
+/* rev: free the records and the tape, return the adjoints of the
+ * enzyme_out parameters. */
+void rev_finish_exit(Reverse *r, LLVMTypeRef tape) {
+  LLVMPositionBuilderAtEnd(r->b, LLVMValueAsBasicBlock(r->rev_exit));
+  LLVMValueRef tape_arg = LLVMGetParam(r->rev, LLVMCountParams(r->rev) - 1);
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
+    if (r->records[i].record) {
+      LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, r->records[i].tape_field, "");
+      kn_call_free(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""));
+    }
+  kn_call_free(r->b, tape_arg);
+  LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(r->rev));
+  LLVMValueRef result = LLVMGetPoison(ret);
+  unsigned k = 0, param = 0;
+  for (unsigned i = 0; i < r->sig->nparams; i++) {
+    LLVMValueRef p = LLVMGetParam(r->aug, param);
+    param += (r->sig->params[i] == ACT_DUP || r->sig->params[i] == ACT_DUPNONEED) ? 2 : 1;
+    if (r->sig->params[i] != ACT_OUT)
+      continue;
+    LLVMValueRef slot = vmap_get(&r->adjoint, p), zero = LLVMConstNull(LLVMTypeOf(p));
+    /* + 0.0 makes an untouched -0.0 the 0.0 users expect. */
+    LLVMValueRef adj = slot ? rev_add_any(r->b, LLVMBuildLoad2(r->b, LLVMTypeOf(p), slot, ""), zero) : zero;
+    result = LLVMBuildInsertValue(r->b, result, adj, k++, "");
+  }
+  LLVMBuildRet(r->b, result);
+}
+
+/* aug returns {result, [shadow], tape}. */
+void rev_finish_aug_return(Reverse *r) {
+  LLVMValueRef ret = LLVMGetBasicBlockTerminator(r->ret_block);
+  LLVMPositionBuilderBefore(r->ab, ret);
+  LLVMTypeRef type = LLVMGetReturnType(LLVMGlobalGetValueType(r->aug));
+  LLVMValueRef result = LLVMGetPoison(type), value = returned_value(r);
+  unsigned k = 0;
+  if (value) {
+    result = LLVMBuildInsertValue(r->ab, result, value, k++, "");
+    if (kn_is_pointer_type(LLVMTypeOf(value)))
+      result = LLVMBuildInsertValue(r->ab, result, rev_shadow_of(r, value, ret), k++, "");
+  }
+  result = LLVMBuildInsertValue(r->ab, result, r->aug_tape, k, "");
+  LLVMBuildRet(r->ab, result);
+  LLVMInstructionEraseFromParent(ret);
+}

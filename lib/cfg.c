@@ -172,6 +172,25 @@ Cfg *cfg_build(LLVMValueRef fn) {
 LLVMBasicBlockRef *cfg_blocks(Cfg *cfg) { return cfg->rpo; }
 Loop *cfg_loops(Cfg *cfg) { return cfg->loops; }
 
+bool cfg_on_cycle(LLVMBasicBlockRef bb) {
+  ValueSet seen = {0};
+  LLVMBasicBlockRef *work = NULL;
+  arrput(work, bb);
+  bool cycle = false;
+  while (arrlen(work) && !cycle) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(arrpop(work));
+    for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n && !cycle; i++) {
+      LLVMBasicBlockRef succ = LLVMGetSuccessor(term, i);
+      cycle = succ == bb;
+      if (vset_add(&seen, LLVMBasicBlockAsValue(succ)))
+        arrput(work, succ);
+    }
+  }
+  arrfree(work);
+  vset_free(&seen);
+  return cycle;
+}
+
 bool loop_contains(Loop *loop, LLVMBasicBlockRef bb) {
   return vset_has(&loop->blocks, LLVMBasicBlockAsValue(bb));
 }

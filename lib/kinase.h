@@ -219,6 +219,9 @@ bool cfg_dominates(Cfg *cfg, LLVMBasicBlockRef a, LLVMBasicBlockRef b);
 Loop *cfg_loops(Cfg *cfg); /* a stb_ds array */
 Loop *cfg_loop_with_header(Cfg *cfg, LLVMBasicBlockRef header);
 bool loop_contains(Loop *loop, LLVMBasicBlockRef bb);
+/* Whether `bb` can run more than once per call (it lies on a cycle of the
+ * CFG, natural loop or not). */
+bool cfg_on_cycle(LLVMBasicBlockRef bb);
 /* Moves what follows `inst` in its block into a new block `name` placed
  * after it (successors' phis follow), leaving `inst`'s block without a
  * terminator. Returns the new block. */

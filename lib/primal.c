@@ -168,11 +168,22 @@ static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
   return LLVMIsAArgument(base) || LLVMIsAGlobalVariable(base);
 }
 
+/* A library math function (not the user's, declared like one) outside
+ * loops runs once per call: computing it again in
+ * the reverse sweep costs less than a tape to keep it, which a function
+ * called from a loop would allocate on every call. Inside a loop the tape is
+ * allocated once and a record is cheaper than the call. */
+static bool recomputable_math(LLVMValueRef v) {
+  const Rule *rule = LLVMIsACallInst(v) ? rule_for_call(v) : NULL;
+  bool library = rule && rule->kind == RULE_MATH && !registry_of(kn_called_function(v));
+  return library && !cfg_on_cycle(LLVMGetInstructionParent(v));
+}
+
 /* A field of a call's result is recorded alone, not the whole result. */
 static bool recompute(Reverse *r, LLVMValueRef v) {
   if (LLVMIsAExtractValueInst(v) && LLVMIsACallInst(LLVMGetOperand(v, 0)))
     return false;
-  return rev_recomputable(v) || repeatable_load(r, v);
+  return rev_recomputable(v) || repeatable_load(r, v) || recomputable_math(v);
 }
 
 LLVMValueRef rev_iteration_slot(Reverse *r, CountedLoop *loop) {

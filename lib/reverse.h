@@ -29,7 +29,9 @@ typedef struct {
   LLVMBasicBlockRef block;
   LLVMValueRef *roots;     /* recorded values, in field order */
   LLVMTypeRef record;      /* struct of the roots' types */
-  unsigned tape_field;     /* index of its {data, count, capacity} in the tape */
+  unsigned tape_field;     /* its field in the tape: the record, or {data, count, capacity} */
+  bool once;               /* the block runs at most once a call: the record
+                              itself is the tape field */
   LLVMValueRef counter;    /* rev: i64 slot */
   LLVMValueRef data;       /* rev: ptr slot */
 } BlockRecord;

@@ -121,46 +121,58 @@ void rev_layout_records(Reverse *r) {
       types[k] = LLVMTypeOf(record->roots[k]);
     record->record = LLVMStructTypeInContext(ctx(), types, (unsigned)arrlen(record->roots), 0);
     record->tape_field = tape_field++;
+    record->once = !cfg_on_cycle(record->block);
   }
 }
 
+/* The tape: per block with a record, the record itself for a block that
+ * runs at most once a call, a growing vector of them for the others. */
 LLVMTypeRef rev_tape_type(Reverse *r) {
   LLVMTypeRef fields[512];
   unsigned n = 0;
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
     if (r->records[i].record && n < 512)
-      fields[n++] = vec_type();
+      fields[n++] = r->records[i].once ? r->records[i].record : vec_type();
   return LLVMStructTypeInContext(ctx(), fields, n, 0);
 }
 
-/* aug: allocate the tape at entry; append each block's record at its end. */
+/* A function that records nothing passes a null tape: no allocation. */
+static bool tape_is_empty(LLVMTypeRef tape) { return LLVMCountStructElementTypes(tape) == 0; }
+
+/* aug: allocate the tape at entry; write each block's record at its end. */
 void rev_write_records(Reverse *r, LLVMTypeRef tape) {
+  if (tape_is_empty(tape)) {
+    r->aug_tape = LLVMConstPointerNull(ptr());
+    return;
+  }
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->aug);
   LLVMPositionBuilderBefore(r->ab, kn_first_non_phi(entry));
-  r->aug_tape = kn_call_calloc(r->ab, const64(LLVMABISizeOfType(kn_module.layout, tape) + 1));
+  r->aug_tape = kn_call_calloc(r->ab, const64(LLVMABISizeOfType(kn_module.layout, tape)));
   LLVMValueRef push = tape_push_function();
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
     BlockRecord *record = &r->records[i];
     if (!record->record)
       continue;
     LLVMPositionBuilderBefore(r->ab, LLVMGetBasicBlockTerminator(record->block));
-    LLVMValueRef vec = LLVMBuildStructGEP2(r->ab, tape, r->aug_tape, record->tape_field, "");
-    LLVMValueRef args[2] = {vec, const64(LLVMABISizeOfType(kn_module.layout, record->record))};
-    LLVMValueRef at = LLVMBuildCall2(r->ab, LLVMGlobalGetValueType(push), push, args, 2, "");
+    LLVMValueRef field = LLVMBuildStructGEP2(r->ab, tape, r->aug_tape, record->tape_field, "");
+    LLVMValueRef args[2] = {field, const64(LLVMABISizeOfType(kn_module.layout, record->record))};
+    LLVMValueRef at =
+        record->once ? field : LLVMBuildCall2(r->ab, LLVMGlobalGetValueType(push), push, args, 2, "");
     for (ptrdiff_t k = 0; k < arrlen(record->roots); k++)
       LLVMBuildStore(r->ab, record->roots[k],
                      LLVMBuildStructGEP2(r->ab, record->record, at, (unsigned)k, ""));
   }
 }
 
-/* rev: placeholders read record counter-1 of their root's block. */
+/* rev: placeholders read their root block's record: the only one, or
+ * record counter-1. */
 void rev_read_records(Reverse *r, LLVMTypeRef tape) {
   LLVMValueRef tape_arg = LLVMGetParam(r->rev, LLVMCountParams(r->rev) - 1);
   LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(r->rev_entry);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(entry);
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
     BlockRecord *record = &r->records[i];
-    if (!record->record || !record->counter)
+    if (!record->record || !record->counter || record->once)
       continue;
     LLVMPositionBuilderBefore(r->b, term);
     LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, record->tape_field, "");
@@ -174,9 +186,14 @@ void rev_read_records(Reverse *r, LLVMTypeRef tape) {
     if (!p->load)
       continue;
     BlockRecord *record = rev_record_of(r, LLVMGetInstructionParent(p->root));
+    LLVMPositionBuilderBefore(r->b, p->load);
+    if (record->once) {
+      LLVMValueRef at = LLVMBuildStructGEP2(r->b, tape, tape_arg, record->tape_field, "");
+      LLVMSetOperand(p->load, 0, LLVMBuildStructGEP2(r->b, record->record, at, field_of(record, p->root), ""));
+      continue;
+    }
     if (!record->counter)
       kn_die("value recorded by a block without a reverse counter");
-    LLVMPositionBuilderBefore(r->b, p->load);
     LLVMValueRef count = LLVMBuildLoad2(r->b, i64(), record->counter, "");
     LLVMValueRef index = LLVMBuildSub(r->b, count, const64(1), "");
     LLVMValueRef data = LLVMBuildLoad2(r->b, ptr(), record->data, "");
@@ -192,11 +209,12 @@ void rev_finish_exit(Reverse *r, LLVMTypeRef tape) {
   LLVMPositionBuilderAtEnd(r->b, LLVMValueAsBasicBlock(r->rev_exit));
   LLVMValueRef tape_arg = LLVMGetParam(r->rev, LLVMCountParams(r->rev) - 1);
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
-    if (r->records[i].record) {
+    if (r->records[i].record && !r->records[i].once) {
       LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, r->records[i].tape_field, "");
       kn_call_free(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""));
     }
-  kn_call_free(r->b, tape_arg);
+  if (!tape_is_empty(tape))
+    kn_call_free(r->b, tape_arg);
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(r->rev));
   LLVMValueRef result = LLVMGetPoison(ret);
   unsigned k = 0, param = 0;

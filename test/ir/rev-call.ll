@@ -42,9 +42,10 @@ define double @test(double %x) {
 ; CHECK-NEXT:    [[C:%.*]] = extractvalue { double, ptr } [[AUG]], 0
 ; CHECK-NEXT:    [[GTAPE:%.*]] = extractvalue { double, ptr } [[AUG]], 1
 ; CHECK-NEXT:    %r = fadd double [[C]], %x
-; Only g's tape is recorded, not its whole result.
-; CHECK:         [[REC:%.*]] = call ptr @kinase.tape.push(ptr {{.*}}, i64 8)
-; CHECK-NEXT:    store ptr [[GTAPE]], ptr
+; Only g's tape is recorded, not its whole result; f's only block runs once
+; a call, so its record is the tape itself, not a growing vector.
+; CHECK-NOT:     kinase.tape.push
+; CHECK:         store ptr [[GTAPE]], ptr
 
 ; g's own pair: d u = 2 u * seed.
 ; CHECK-LABEL: define internal { double } @__kinase_rev_g(

@@ -59,7 +59,8 @@ define double @test(double %x, i32 %n) {
 ; CHECK-NEXT:    %m = add i32 %n, -1
 ; CHECK-NEXT:    [[PAIR:%.*]] = call { double, ptr } @[[AUG:__kinase_aug_f\.[0-9]+]](double %x, i32 %m)
 ; CHECK-NEXT:    %r{{[0-9]*}} = extractvalue { double, ptr } [[PAIR]], 0
-; CHECK:         call ptr @kinase.tape.push(ptr {{.*}}, i64 16)
+; Each call has a tape of its own; the callee's tape goes into the caller's.
+; CHECK:         store ptr %tape, ptr
 
 ; The variant for calls calls itself, in both sweeps.
 ; CHECK:       define internal { double } @[[REV]](

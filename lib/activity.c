@@ -14,7 +14,7 @@ bool activity_any_operand(ValueSet *varied, LLVMValueRef inst, unsigned first, u
 }
 
 bool activity_differentiable_type(LLVMTypeRef type) {
-  return kn_type_has_floats(type) || kn_is_pointer_type(type);
+  return kn_type_has_floats(type) || kn_type_has_pointers(type);
 }
 
 static bool returns_fresh_memory(LLVMValueRef fn, int depth);

@@ -12,9 +12,15 @@
 
 /* ---- the augmented forward sweep ---- */
 
-/* Pointers, and addresses held in integers, have shadows. */
+/* Pointers (also inside aggregates, as the {result, tape} of an augmented
+ * sweep being differentiated again), and addresses held in integers, have
+ * shadows. */
 static bool has_shadow(Reverse *r, LLVMValueRef v) {
-  return is_varied(r, v) && (kn_is_pointer_type(LLVMTypeOf(v)) ||
+  LLVMTypeRef type = LLVMTypeOf(v);
+  /* An aggregate parameter is enzyme_out (its adjoint comes back), never
+   * passed with a shadow. */
+  bool aggregate_param = !kn_is_pointer_type(type) && LLVMIsAArgument(v);
+  return is_varied(r, v) && ((kn_type_has_pointers(type) && !aggregate_param) ||
                              (LLVMIsAInstruction(v) && activity_address_operand(&r->varied, v) >= 0));
 }
 
@@ -34,7 +40,8 @@ static LLVMValueRef shadow_twin(Reverse *r, LLVMValueRef inst, unsigned first, u
   for (unsigned i = first; i < first + count; i++)
     LLVMSetOperand(copy, i, rev_shadow_of(r, LLVMGetOperand(inst, i), inst));
   kn_drop_metadata(copy);
-  LLVMInsertIntoBuilderWithName(r->ab, copy, "shadow");
+  bool is_void = LLVMGetTypeKind(LLVMTypeOf(copy)) == LLVMVoidTypeKind;
+  LLVMInsertIntoBuilderWithName(r->ab, copy, is_void ? "" : "shadow"); /* a store has no name */
   vset_add(&r->shadow_code, copy);
   return copy;
 }
@@ -96,15 +103,6 @@ static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee
     fail(r, call, "it calls variadic or very long function '%s'", kn_function_name(callee));
     return;
   }
-  /* The pair's tape is a pointer inside a returned struct, which gets no
-   * shadow: its second derivative would read through null. */
-  const char *name = kn_function_name(callee);
-  if (!strncmp(name, "__kinase_aug_", 13) || !strncmp(name, "__kinase_rev_", 13)) {
-    fail(r, call, "it computes a gradient (%s) itself: reverse mode over reverse mode is not "
-                  "supported yet; differentiate the gradient in forward mode (__enzyme_fwddiff)",
-         "__enzyme_autodiff");
-    return;
-  }
   AugCall aug = {.sig = rev_call_signature(r, call, callee)};
   rev_operands(call, aug.args);
   LLVMValueRef args[2 * KN_MAX_PARAMS];
@@ -119,7 +117,7 @@ static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee
       vset_add(&r->varied, aug.result);
     if (vset_has(&r->useful, call))
       vset_add(&r->useful, aug.result);
-    if (LLVMGetTypeKind(ret) == LLVMPointerTypeKind) {
+    if (kn_type_has_pointers(ret)) {
       LLVMValueRef shadow = LLVMBuildExtractValue(r->ab, aug.call, field++, "shadow");
       if (is_varied(r, call))
         vmap_put(&r->shadow, aug.result, shadow);

@@ -83,13 +83,13 @@ LLVMTypeRef derive_type(const Signature *sig) {
 }
 
 /* Augmented forward sweep: (primals and shadows) -> {[result], [shadow of a
- * pointer result], tape}. */
+ * result holding pointers], tape}. */
 LLVMTypeRef derive_aug_type(const Signature *sig) {
   LLVMTypeRef params[2 * KN_MAX_PARAMS], fields[3], ret = return_type(sig);
   unsigned n = primal_and_shadow_types(sig, params), nfields = 0;
   if (LLVMGetTypeKind(ret) != LLVMVoidTypeKind)
     fields[nfields++] = ret;
-  if (LLVMGetTypeKind(ret) == LLVMPointerTypeKind)
+  if (kn_type_has_pointers(ret))
     fields[nfields++] = ret;
   fields[nfields++] = ptr_type();
   return LLVMFunctionType(LLVMStructTypeInContext(kn_module.ctx, fields, nfields, 0), params, n, 0);

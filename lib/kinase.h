@@ -44,6 +44,7 @@ char *kn_strdup_printf(const char *fmt, ...);
 const char *kn_value_name(LLVMValueRef value); /* never NULL */
 bool kn_is_float_type(LLVMTypeRef type);       /* scalar or vector of floats */
 bool kn_type_has_floats(LLVMTypeRef type);     /* anywhere inside aggregates too */
+bool kn_type_has_pointers(LLVMTypeRef type);   /* likewise */
 bool kn_is_pointer_type(LLVMTypeRef type);
 LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);

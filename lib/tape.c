@@ -240,7 +240,7 @@ void rev_finish_aug_return(Reverse *r) {
   unsigned k = 0;
   if (value) {
     result = LLVMBuildInsertValue(r->ab, result, value, k++, "");
-    if (kn_is_pointer_type(LLVMTypeOf(value)))
+    if (kn_type_has_pointers(LLVMTypeOf(value)))
       result = LLVMBuildInsertValue(r->ab, result, rev_shadow_of(r, value, ret), k++, "");
   }
   result = LLVMBuildInsertValue(r->ab, result, r->aug_tape, k, "");

@@ -101,6 +101,21 @@ bool kn_is_float_type(LLVMTypeRef type) {
   return is_float_kind(kind);
 }
 
+bool kn_type_has_pointers(LLVMTypeRef type) {
+  switch (LLVMGetTypeKind(type)) {
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind:
+    return kn_type_has_pointers(LLVMGetElementType(type));
+  case LLVMStructTypeKind:
+    for (unsigned i = 0, n = LLVMCountStructElementTypes(type); i < n; i++)
+      if (kn_type_has_pointers(LLVMStructGetTypeAtIndex(type, i)))
+        return true;
+    return false;
+  default:
+    return kn_is_pointer_type(type);
+  }
+}
+
 bool kn_type_has_floats(LLVMTypeRef type) {
   switch (LLVMGetTypeKind(type)) {
   case LLVMArrayTypeKind:

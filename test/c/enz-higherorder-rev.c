@@ -1,6 +1,4 @@
 // RUN: %check-c %s %t
-// XFAIL: *
-// Not supported yet: reverse mode over reverse mode (a located error: test/errors/reverse-over-reverse.c).
 // Reverse mode over reverse mode: a derivative function that itself calls
 // __enzyme_autodiff is differentiated again in reverse mode, up to the
 // fourth derivative, for a Taylor polynomial of cos in a loop (pow and a

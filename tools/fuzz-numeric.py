@@ -9,7 +9,19 @@ smooth, branches on data, early returns, switches, for/while/do loops with
 data-independent trip counts (nested, with break and continue), local arrays,
 pointers into arrays, memcpy, a struct (local, by pointer, by value,
 returned) and static helper functions (scalar, array reading and writing,
-struct, `double *` out-parameter, recursive). Its main() computes
+struct, `double *` out-parameter, recursive). Some programs (each feature
+with probability FEATURE_P, drawn from a stream of its own, so a program
+without them is the one earlier generators made) also have
+  global-shadow: a file-scope `static double` array or scalar G, filled by a
+      noinline helper from f's values (f calls it first, and again later)
+      and read by another noinline helper, by f, and by the callbacks;
+  fnptr: callbacks of one type (double (*)(double[, double]) or
+      void (*)(double *, double)) called through a static table indexed by
+      an int (loop counter, constant, n), through a parameter cb of f that
+      main passes as `enzyme_const, callback`, through a helper taking the
+      callback (sometimes in a loop), and through a pointer chosen by data.
+--force FEATURE gives every program the feature, --avoid no-FEATURE none.
+Its main() computes
 
   (a) the gradient by reverse mode (__enzyme_autodiff: enzyme_out scalars,
       enzyme_dup arrays),
@@ -40,10 +52,10 @@ emitted invalid IR, or the program died) or timeout (counted with crashes).
   tools/fuzz-numeric.py --seed 1 --show 17 > prog.c      # one program's source
   tools/fuzz-numeric.py --seed 1 --count 500 --size 2    # bigger programs
 
-Programs are deterministic per (seed, index, --size, --avoid); every FAIL line
-gives the --show command that prints the program. The compiler is --cc, else
-$KINASE_CC, else build/bin/kinase-cc of this repository. Exits 1 if any
-program disagrees, fails to compile or crashes.
+Programs are deterministic per (seed, index, --size, --avoid, --force);
+every FAIL line gives the --show command that prints the program. The
+compiler is --cc, else $KINASE_CC, else build/bin/kinase-cc of this
+repository. Exits 1 if any program disagrees, fails to compile or crashes.
 """
 
 import argparse
@@ -203,12 +215,14 @@ class Scope:
             self.arrays = []  # Arr
             self.loops = []  # (var, bound symbol or None)
             self.structs = []  # (c prefix, py prefix)
+            self.fns = []  # function pointers: ("var", name) or ("table", name, length)
         else:
             self.scalars = list(parent.scalars)
             self.locals = list(parent.locals)
             self.arrays = list(parent.arrays)
             self.loops = list(parent.loops)
             self.structs = list(parent.structs)
+            self.fns = list(parent.fns)
 
 
 def cnum(v):
@@ -217,9 +231,10 @@ def cnum(v):
 
 
 class Gen:
-    def __init__(self, rng, avoid=(), size=1):
+    def __init__(self, rng, avoid=(), size=1, features=()):
         self.rng = rng
         self.avoid = avoid
+        self.features = features  # of FEATURES: drawn per program, see features()
         self.size = size  # nesting depth and statement count grow with it
         self.uid = 0
         self.kid = 0
@@ -231,6 +246,20 @@ class Gen:
         self.f_memory = False  # f has a local array or struct
         self.in_f = False
         self.callable_limit = 0  # helpers usable from the function being generated
+        # global-shadow: a file-scope array, its writer and whether f has called it
+        self.garr = None
+        self.gscalar = None  # the name of G when it is a scalar
+        self.gwriter = None  # (name, form, params)
+        self.g_ready = False
+        # fnptr: the callbacks of one type, the pointers f may call through
+        self.fnt = None  # the typedef of the callbacks' pointer type
+        self.fam_kind = None  # "sc": double (*)(double[, double]); "wp": void (*)(double *, double)
+        self.arity = 0
+        self.fam = []  # callbacks (address taken)
+        self.fns_top = []  # pointers visible in f: a table, the parameter cb
+        self.fns_used = set()  # ... of which f calls through these
+        self.cb = None  # the callback main passes to f as cb
+        self.has_n = False
 
     # -- output --
     def name(self, prefix):
@@ -321,12 +350,16 @@ class Gen:
                ("lograw", 0.7), ("sqrtsafe", 1.5), ("sqrtraw", 0.7), ("powc", 1),
                ("powd", 0.7), ("powi", 0.7), ("fabs", 1), ("fmin", 1), ("fmax", 1),
                ("atan2", 0.7), ("hypot", 0.7), ("hypotc", 0.5), ("select", 1), ("more", 3)]
-        calls = [h for h in self.helpers[: self.callable_limit] if h[0] in ("sc", "rd", "sv", "ms", "rec")]
+        calls = [h for h in self.helpers[: self.callable_limit]
+                 if h[0] in ("sc", "rd", "sv", "ms", "rec", "gr", "ap")]
         own_structs = [s for s in sc.structs if not s[0].endswith("->")]
         calls = [h for h in calls if h[0] in ("sc", "ms", "rec") or (h[0] == "rd" and sc.arrays)
-                 or (h[0] == "sv" and own_structs)]
+                 or (h[0] == "sv" and own_structs) or (h[0] == "gr" and self.g_ready)
+                 or (h[0] == "ap" and self.fn_ok())]
         if calls:
             ops.append(("call", 3))
+        if sc.fns and self.fam_kind == "sc" and self.fn_ok():
+            ops.append(("fcall", 2))
         op = self.pick(ops)
         e = lambda: self.expr(sc, d - 1)  # noqa: E731
         if op in ("add", "sub", "mul"):
@@ -395,6 +428,8 @@ class Gen:
                 k = r.choice([-2, -1, 1, 3])
                 return "ldexp(%s, %d)" % (a[0], k), "_v(math.ldexp(%s, %d))" % (a[1], k)
             return "%s(%s)" % (fn, a[0]), "_v(math.%s(%s))" % (fn, a[1])
+        if op == "fcall":
+            return self.fcall_expr(sc, d)
         if op == "select":
             a, b, t, f = e(), e(), e(), e()
             return ("(%s > %s ? %s : %s)" % (a[0], b[0], t[0], f[0]),
@@ -416,10 +451,15 @@ class Gen:
             f = r.choice("abc")
             return ("%s(%s).%s" % (hname, ", ".join(a[0] for a in args), f),
                     "%s(%s).%s" % (hname, ", ".join(a[1] for a in args), f))
-        if kind == "sc":
+        if kind in ("sc", "gr"):
             args = [e() for _ in params]
             return ("%s(%s)" % (hname, ", ".join(a[0] for a in args)),
                     "%s(%s)" % (hname, ", ".join(a[1] for a in args)))
+        if kind == "ap":
+            fc, fp = self.fn_pointer(sc, direct=True)
+            args = [e() for _ in params[1:]]
+            return ("%s(%s, %s)" % (hname, fc, ", ".join(a[0] for a in args)),
+                    "%s(%s, %s)" % (hname, fp, ", ".join(a[1] for a in args)))
         if kind == "rd":
             arr = r.choice(sc.arrays)
             a = e()
@@ -428,6 +468,53 @@ class Gen:
         cp, pp = r.choice(own_structs)
         a = e()
         return "%s(%s, %s)" % (hname, cp[:-1], a[0]), "%s(%s.copy(), %s)" % (hname, pp[:-1], a[1])
+
+    # -- function pointers (fnptr) --
+    def fn_ok(self):
+        """Callbacks may read G: none is called before f's first call of
+        G's writer."""
+        return not (self.in_f and self.gwriter and not self.g_ready)
+
+    def fn_pointer(self, sc, direct=False, entry=None):
+        """A function pointer value: a table element, the parameter cb, a
+        local pointer; with direct, also a callback named directly."""
+        r = self.rng
+        if entry is None:
+            options = list(sc.fns) + ([("name", n) for n in self.fam] if direct else [])
+            entry = r.choice(options)
+        if self.in_f:
+            self.fns_used.add(entry[1])
+        if entry[0] != "table":
+            return entry[1], entry[1]
+        m = entry[2]
+        forms = ["%d" % k for k in range(m)]
+        forms += ["(%s + %d) %% %d" % (v, r.randint(0, m - 1), m) for v, _ in sc.loops] * 2
+        if self.has_n:
+            forms.append("n %% %d" % m)
+        i = r.choice(forms)
+        e = "%s[%s]" % (entry[1], i)
+        return e, e
+
+    def fn_use(self, sc, entry):
+        """A statement calling through the pointer entry."""
+        r = self.rng
+        if self.fam_kind == "wp":
+            if not (sc.locals or sc.structs or any(a.writable for a in sc.arrays)):
+                self.stmt(sc, 0, force="decl")
+            self.wp_call(sc, self.fn_pointer(sc, entry=entry), r.randint(1, 2))
+            return
+        t = self.name("t")
+        a = self.fcall_expr(sc, r.randint(1, 2), entry)
+        self.line("double %s = %s;" % (t, a[0]), "%s = _v(%s)" % (t, a[1]))
+        sc.scalars.append((t, t))
+        sc.locals.append(t)
+
+    def fcall_expr(self, sc, d, entry=None):
+        """A call through a function pointer."""
+        fc, fp = self.fn_pointer(sc, entry=entry)
+        args = [self.expr(sc, d - 1) for _ in range(self.arity)]
+        return ("%s(%s)" % (fc, ", ".join(a[0] for a in args)),
+                "%s(%s)" % (fp, ", ".join(a[1] for a in args)))
 
     # -- statements --
     def block(self, sc, count, depth):
@@ -456,7 +543,7 @@ class Gen:
                       "for %s in range(0, %s):" % (v, b))
         return v, b
 
-    def stmt(self, sc, depth, force=None, helper=None):
+    def stmt(self, sc, depth, force=None, helper=None, fentry=None):
         r = self.rng
         kinds = [("decl", 5 if not sc.loops else 2)]
         if sc.locals:
@@ -491,6 +578,12 @@ class Gen:
         wp = [h for h in self.helpers[: self.callable_limit] if h[0] == "wp"]
         if wp and (sc.locals or sc.structs or any(a.writable for a in sc.arrays)):
             kinds.append(("callwp", 1.5))
+        if self.in_f and self.fam:
+            kinds.append(("fnsel", 1))
+        if self.fam_kind == "wp" and sc.fns and (sc.locals or sc.structs or any(a.writable for a in sc.arrays)):
+            kinds.append(("callfp", 1.5))
+        if self.in_f and self.g_ready:
+            kinds.append(("gwcall", 1))
         kind = force or self.pick(kinds)
         if helper is not None:
             wr = st = wp = [helper]
@@ -642,17 +735,9 @@ class Gen:
         elif kind == "callwp":
             _, hname, _ = r.choice(wp)
             self.used.add(hname)
-            targets = [("&" + v, v) for v in sc.locals] * 2
-            for arr in sc.arrays:
-                if arr.writable:
-                    t = "%s[%s]" % (arr.name, self.index(sc, arr))
-                    targets.append(("&" + t, t))
-            for cp, pp in sc.structs:
-                f = r.choice("abc")
-                targets.append(("&" + cp + f, pp + f))
-            ct, pt = r.choice(targets)
-            a = self.expr(sc, ed)
-            self.line("%s(%s, %s);" % (hname, ct, a[0]), "%s = %s(%s, %s)" % (pt, hname, pt, a[1]))
+            self.wp_call(sc, (hname, hname), ed)
+        elif kind == "callfp":  # through a pointer to a void (double *, double) callback
+            self.wp_call(sc, self.fn_pointer(sc, entry=fentry), ed)
         elif kind == "ptr":
             base = r.choice([a for a in sc.arrays if a.minlen >= 3])
             k = r.randint(1, base.minlen - 2)
@@ -660,6 +745,16 @@ class Gen:
             self.line("%sdouble *%s = %s + %d;" % ("" if base.writable else "const ", v, base.name, k),
                       "%s = _P(%s, %d)" % (v, base.name, k))
             sc.arrays.append(Arr(v, "(%s - %d)" % (base.lensym, k), base.minlen - k, base.writable, base.root))
+        elif kind == "fnsel":  # a callee chosen by data
+            v = self.name("g")
+            a, b = self.expr(sc, r.randint(0, 2)), self.expr(sc, r.randint(0, 2))
+            p, q = self.fn_pointer(sc, direct=True), self.fn_pointer(sc, direct=True)
+            self.line("%s %s = %s > %s ? %s : %s;" % (self.fnt, v, a[0], b[0], p[0], q[0]),
+                      "%s = %s if _cmp(%d, %s, %s) else %s" % (v, p[1], self.kink(), a[1], b[1], q[1]))
+            sc.fns.append(("var", v))
+            self.fn_use(sc, ("var", v))
+        elif kind == "gwcall":
+            self.gwrite_call(sc)
         elif kind == "structcall":
             h = r.choice(ms)
             self.used.add(h[1])
@@ -682,6 +777,21 @@ class Gen:
             cp, pp = r.choice(own_structs)
             a = self.expr(sc, ed)
             self.line("%s(&%s, %s);" % (hname, cp[:-1], a[0]), "%s(%s, %s)" % (hname, pp[:-1], a[1]))
+
+    def wp_call(self, sc, callee, ed):
+        """callee(&target, expression); for a helper writing through a double *"""
+        r = self.rng
+        targets = [("&" + v, v) for v in sc.locals] * 2
+        for arr in sc.arrays:
+            if arr.writable:
+                t = "%s[%s]" % (arr.name, self.index(sc, arr))
+                targets.append(("&" + t, t))
+        for cp, pp in sc.structs:
+            f = r.choice("abc")
+            targets.append(("&" + cp + f, pp + f))
+        ct, pt = r.choice(targets)
+        a = self.expr(sc, ed)
+        self.line("%s(%s, %s);" % (callee[0], ct, a[0]), "%s = %s(%s, %s)" % (pt, callee[1], pt, a[1]))
 
     # -- functions --
     def rec_helper(self):
@@ -720,9 +830,16 @@ class Gen:
             for p in params:
                 sc.scalars.append((p, p))
                 sc.locals.append(p)
-        elif kind == "sc":
-            params = [self.name("p") for _ in range(r.randint(1, 3))]
-            self.line("static double %s(%s) {" % (hname, ", ".join("double " + p for p in params)),
+        elif kind in ("sc", "cb"):
+            if kind == "cb":  # a callback: the family's arity, address taken
+                params = [self.name("p") for _ in range(self.arity)]
+                attr = "__attribute__((noinline)) " if r.random() < 0.3 else ""
+                if self.gwriter and "global-in-callback" not in self.avoid and r.random() < 0.5:
+                    self.global_in_scope(sc, False)
+            else:
+                params = [self.name("p") for _ in range(r.randint(1, 3))]
+                attr = ""
+            self.line("static %sdouble %s(%s) {" % (attr, hname, ", ".join("double " + p for p in params)),
                       "def %s(%s):" % (hname, ", ".join(params)))
             for p in params:
                 sc.scalars.append((p, p))
@@ -737,10 +854,13 @@ class Gen:
             sc.arrays.append(Arr(v, m, 2, kind == "wr"))
             sc.scalars.append((p, p))
             sc.locals.append(p)
-        elif kind == "wp":
+        elif kind in ("wp", "cbw"):
             o, p = self.name("o"), self.name("p")
             params = [o, p]
-            self.line("static void %s(double *%s, double %s) {" % (hname, o, p),
+            attr = "__attribute__((noinline)) " if kind == "cbw" and r.random() < 0.3 else ""
+            if kind == "cbw" and self.gwriter and "global-in-callback" not in self.avoid and r.random() < 0.5:
+                self.global_in_scope(sc, False)
+            self.line("static %svoid %s(double *%s, double %s) {" % (attr, hname, o, p),
                       "def %s(%s, %s):" % (hname, o, p))
             sc.scalars += [("(*%s)" % o, o), (p, p)]
             sc.locals.append(p)
@@ -798,10 +918,10 @@ class Gen:
                 self.line("%s->%s = %s;" % (p, f, a[0]), "%s.%s = _v(%s)" % (p, f, a[1]))
         for _ in range(r.randint(0, 2)):
             self.stmt(sc, 1)
-        if kind in ("sc", "rd", "sv"):
+        if kind in ("sc", "rd", "sv", "cb"):
             a = self.expr(sc, r.randint(1, 3))
             self.line("return %s;" % a[0], "return _v(%s)" % a[1])
-        elif kind == "wp":
+        elif kind in ("wp", "cbw"):
             a = self.expr(sc, r.randint(1, 3))
             if r.random() < 0.5:
                 self.line("*%s = %s;" % (o, a[0]), "%s = _v(%s)" % (o, a[1]))
@@ -821,7 +941,232 @@ class Gen:
         self.depth -= 1
         self.line("}", None)
         self.line("", "")
-        self.helpers.append((kind, hname, params))
+        if kind in ("cb", "cbw"):
+            self.fam.append(hname)
+        else:
+            self.helpers.append((kind, hname, params))
+
+    def global_helpers(self, arrays):
+        """global-shadow: static double G[K] (or a scalar static double G);
+        a noinline writer fills it from its arguments (scalars, or an array
+        of f and a scalar), a noinline reader returns a function of it.
+        f calls the writer first, so G never carries values from one call of
+        f into the next; f, the callbacks and the helpers taking them may
+        read it too."""
+        r = self.rng
+        g = self.name("G")
+        if r.random() < 0.3:  # a scalar; Python functions declare it global
+            k = 0
+            self.gscalar = g
+            self.line("static double %s;" % g, "%s = 0.0" % g)
+        else:
+            k = r.randint(2, 4)
+            self.line("static double %s[%d];" % (g, k), "%s = [0.0] * %d" % (g, k))
+            self.garr = Arr(g, str(k), k, True)
+        self.line("", "")
+        ni = "__attribute__((noinline)) "
+        # the writer
+        self.callable_limit = len(self.helpers)
+        hname, sc = self.name("h"), Scope()
+        form = "array" if arrays and r.random() < 0.5 else "scalars"
+        if form == "array":
+            v, m, p = self.name("v"), self.name("m"), self.name("p")
+            params = [v, m, p]
+            self.line("static %svoid %s(const double *%s, int %s, double %s) {" % (ni, hname, v, m, p),
+                      "def %s(%s, %s, %s):" % (hname, v, m, p))
+            sc.arrays.append(Arr(v, m, 2, False))
+            sc.scalars.append((p, p))
+            sc.locals.append(p)
+        else:
+            params = [self.name("p") for _ in range(r.randint(1, 2))]
+            self.line("static %svoid %s(%s) {" % (ni, hname, ", ".join("double " + p for p in params)),
+                      "def %s(%s):" % (hname, ", ".join(params)))
+            for p in params:
+                sc.scalars.append((p, p))
+                sc.locals.append(p)
+        self.depth += 1
+        self.line(None, "pass")
+        # every element written from the arguments, before anything reads G
+        src = list(sc.scalars)
+        if form == "array":
+            src += [("%s[%d]" % (sc.arrays[0].name, j),) * 2 for j in (0, 1)]
+        op = r.choice(["+", "-", "*"])
+        if not k:
+            a, b = r.choice(src), self.expr(sc, r.randint(1, 2))
+            self.line("%s = %s %s %s;" % (g, a[0], op, b[0]), "%s = _v(%s %s %s)" % (g, a[1], op, b[1]))
+        elif r.random() < 0.5:
+            i = self.name("i")
+            inner = Scope(sc)
+            inner.loops.append((i, str(k)))
+            self.line("for (int %s = 0; %s < %d; %s++)" % (i, i, k, i), "for %s in range(0, %d):" % (i, k))
+            a, b = r.choice(src), self.expr(inner, r.randint(1, 2))
+            self.line("  %s[%s] = %s %s %s;" % (g, i, a[0], op, b[0]),
+                      "  %s[%s] = _v(%s %s %s)" % (g, i, a[1], op, b[1]))
+        else:
+            for j in range(k):
+                a, b = r.choice(src), self.expr(sc, r.randint(1, 2))
+                self.line("%s[%d] = %s %s %s;" % (g, j, a[0], op, b[0]),
+                          "%s[%d] = _v(%s %s %s)" % (g, j, a[1], op, b[1]))
+        self.global_in_scope(sc, True)
+        for _ in range(r.randint(0, 2)):
+            self.stmt(sc, 1)
+        self.depth -= 1
+        self.line("}", None)
+        self.line("", "")
+        self.gwriter = (hname, form, params)
+        # the reader: a loop over G, and G in the rest of its body
+        self.callable_limit = len(self.helpers)
+        hname, sc = self.name("h"), Scope()
+        params = [self.name("p") for _ in range(r.randint(1, 2))]
+        self.line("static %sdouble %s(%s) {" % (ni, hname, ", ".join("double " + p for p in params)),
+                  "def %s(%s):" % (hname, ", ".join(params)))
+        for p in params:
+            sc.scalars.append((p, p))
+            sc.locals.append(p)
+        self.global_in_scope(sc, False)
+        self.depth += 1
+        self.line(None, "pass")
+        acc = self.name("t")
+        a = self.expr(sc, 1)
+        self.line("double %s = %s;" % (acc, a[0]), "%s = _v(%s)" % (acc, a[1]))
+        op = r.choice(["+", "*"])
+        if not k:
+            a = self.expr(sc, r.randint(1, 2))
+            self.line("%s += %s %s %s;" % (acc, g, op, a[0]), "%s = _v(%s + %s %s %s)" % (acc, acc, g, op, a[1]))
+        else:
+            i = self.name("i")
+            self.line("for (int %s = 0; %s < %d; %s++)" % (i, i, k, i), "for %s in range(0, %d):" % (i, k))
+            inner = Scope(sc)
+            inner.loops.append((i, str(k)))
+            a = self.expr(inner, r.randint(1, 2))
+            self.line("  %s += %s[%s] %s %s;" % (acc, g, i, op, a[0]),
+                      "  %s = _v(%s + %s[%s] %s %s)" % (acc, acc, g, i, op, a[1]))
+        sc.scalars.append((acc, acc))
+        sc.locals.append(acc)
+        for _ in range(r.randint(0, 1)):
+            self.stmt(sc, 1)
+        a = self.expr(sc, r.randint(1, 3))
+        self.line("return %s + %s;" % (acc, a[0]), "return _v(%s + %s)" % (acc, a[1]))
+        self.depth -= 1
+        self.line("}", None)
+        self.line("", "")
+        self.helpers.append(("gr", hname, params))
+
+    def global_in_scope(self, sc, writable):
+        """G, readable (and writable), in scope sc."""
+        if self.gscalar:
+            sc.scalars.append((self.gscalar, self.gscalar))
+            if writable:
+                sc.locals.append(self.gscalar)
+        elif self.garr:
+            a = self.garr
+            sc.arrays.append(a if writable else Arr(a.name, a.lensym, a.minlen, False))
+
+    def gwrite_call(self, sc):
+        """A call of the writer of G."""
+        r = self.rng
+        hname, form, params = self.gwriter
+        if form == "array":
+            arr = r.choice([a for a in sc.arrays if a.minlen >= 2 and not (self.garr and a.root == self.garr.name)])
+            a = self.expr(sc, r.randint(1, 2))
+            self.line("%s(%s, %s, %s);" % (hname, arr.name, arr.lensym, a[0]),
+                      "%s(%s, %s, %s)" % (hname, arr.name, arr.lensym, a[1]))
+        else:
+            args = [self.expr(sc, r.randint(1, 2)) for _ in params]
+            self.line("%s(%s);" % (hname, ", ".join(a[0] for a in args)),
+                      "%s(%s)" % (hname, ", ".join(a[1] for a in args)))
+
+    def fn_helpers(self):
+        """fnptr: callbacks of one type; a static table of them (const or
+        not), indexed by an int, and/or a parameter cb of f that main passes
+        as enzyme_const; sometimes a helper taking the callback as an
+        argument (an integrator-like loop)."""
+        r = self.rng
+        self.fnt = self.name("FnT")
+        if r.random() < 0.3:  # callbacks writing through a pointer
+            self.fam_kind = "wp"
+            self.line("typedef void (*%s)(double *, double);" % self.fnt, None)
+        else:
+            self.fam_kind = "sc"
+            self.arity = r.randint(1, 2)
+            self.line("typedef double (*%s)(%s);" % (self.fnt, ", ".join(["double"] * self.arity)), None)
+        self.line("", None)
+        for _ in range(r.randint(2, 3)):
+            self.helper("cb" if self.fam_kind == "sc" else "cbw")
+        table, param = r.random() < 0.6, r.random() < 0.6
+        if not (table or param):
+            table = r.random() < 0.5
+            param = not table
+        if table:
+            t = self.name("T")
+            m = r.randint(2, 4)
+            elems = [self.fam[j % len(self.fam)] for j in range(m)]
+            r.shuffle(elems)
+            const = "const " if r.random() < 0.5 else ""
+            self.line("static %s %s%s[%d] = {%s};" % (self.fnt, const, t, m, ", ".join(elems)),
+                      "%s = [%s]" % (t, ", ".join(elems)))
+            self.line("", "")
+            self.fns_top.append(("table", t, m))
+        if param:
+            self.cb = r.choice(self.fam)
+            self.fns_top.append(("var", "cb"))
+        if r.random() < 0.5:
+            self.ap_helper()
+
+    def ap_helper(self):
+        """static double ap(FnT g, double p[, double q]): calls g, sometimes
+        in a loop"""
+        r = self.rng
+        self.callable_limit = len(self.helpers)
+        hname, g, sc = self.name("h"), self.name("g"), Scope()
+        ps = [self.name("p") for _ in range(r.randint(1, 2))]
+        ni = "__attribute__((noinline)) " if r.random() < 0.5 else ""
+        self.line("static %sdouble %s(%s %s, %s) {" % (ni, hname, self.fnt, g, ", ".join("double " + p for p in ps)),
+                  "def %s(%s, %s):" % (hname, g, ", ".join(ps)))
+        for p in ps:
+            sc.scalars.append((p, p))
+            sc.locals.append(p)
+        sc.fns.append(("var", g))
+        if self.gwriter and "global-in-callback" not in self.avoid and r.random() < 0.5:
+            self.global_in_scope(sc, False)
+        self.depth += 1
+        self.line(None, "pass")
+        acc = self.name("t")
+        if self.fam_kind == "wp":  # g(&acc, ...), sometimes in a loop
+            a = self.expr(sc, 1)
+            self.line("double %s = %s;" % (acc, a[0]), "%s = _v(%s)" % (acc, a[1]))
+            inner = Scope(sc)
+            if r.random() < 0.5:
+                i, k = self.name("i"), r.randint(2, 4)
+                self.line("for (int %s = 0; %s < %d; %s++) {" % (i, i, k, i), "for %s in range(0, %d):" % (i, k))
+                inner.loops.append((i, str(k)))
+                self.depth += 1
+            a = self.expr(inner, r.randint(1, 2))
+            self.line("%s(&%s, %s);" % (g, acc, a[0]), "%s = %s(%s, %s)" % (acc, g, acc, a[1]))
+            if inner.loops:
+                self.depth -= 1
+                self.line("}", None)
+        elif r.random() < 0.5:  # an integrator
+            i, k = self.name("i"), r.randint(2, 5)
+            self.line("double %s = 0.0;" % acc, "%s = 0.0" % acc)
+            self.line("for (int %s = 0; %s < %d; %s++)" % (i, i, k, i), "for %s in range(0, %d):" % (i, k))
+            inner = Scope(sc)
+            inner.loops.append((i, str(k)))
+            a = self.fcall_expr(inner, r.randint(1, 2))
+            self.line("  %s += %s;" % (acc, a[0]), "  %s = _v(%s + %s)" % (acc, acc, a[1]))
+        else:
+            a = self.fcall_expr(sc, r.randint(1, 2))
+            self.line("double %s = %s;" % (acc, a[0]), "%s = _v(%s)" % (acc, a[1]))
+        sc.scalars.append((acc, acc))
+        sc.locals.append(acc)
+        for _ in range(r.randint(0, 1)):
+            self.stmt(sc, 1)
+        a = self.expr(sc, r.randint(1, 2))
+        self.line("return %s + %s;" % (acc, a[0]), "return _v(%s + %s)" % (acc, a[1]))
+        self.depth -= 1
+        self.line("}", None)
+        self.line("", "")
+        self.helpers.append(("ap", hname, [g] + ps))
 
     def program(self):
         r = self.rng
@@ -832,9 +1177,18 @@ class Gen:
         for _ in range(r.randint(0, 3)):
             self.helper(self.pick([("sc", 4), ("rd", 2), ("wr", 1.5), ("st", 1.5), ("sv", 1), ("ms", 1), ("rec", 1),
                                    ("wp", 1.5)]))
+        if "global-shadow" in self.features:
+            self.global_helpers(nx > 0)
+            # x const in forward mode beside G's shadow would be a pointer
+            # with and without a shadow meeting (fuzz-regress-3)
+            self.f_memory = True
+        if "fnptr" in self.features:
+            self.fn_helpers()
         self.callable_limit = len(self.helpers)
         self.in_f = True
+        self.has_n = nx > 0
         sc = Scope()
+        sc.fns = list(self.fns_top)
         cparams, pparams = [], []
         for j in range(ns):
             cparams.append("double a%d" % j)
@@ -852,9 +1206,17 @@ class Gen:
         if nx:
             cparams.append("int n")
             pparams.append("n")
+        if self.cb:
+            cparams.append("%s cb" % self.fnt)
+            pparams.append("cb")
         self.line("double f(%s) {" % ", ".join(cparams), "def f(%s):" % ", ".join(pparams))
         self.depth += 1
         self.line(None, "pass")
+        if self.gwriter:  # G is written before anything reads it
+            self.gwrite_call(sc)
+            self.g_ready = True
+            if r.random() < 0.6:
+                self.global_in_scope(sc, True)
         for _ in range(r.randint(2, 6 * self.size)):
             self.stmt(sc, 0)
         self.used.clear()  # calls made while generating helpers do not count
@@ -883,6 +1245,10 @@ class Gen:
                 self.line("double %s = %s;" % (v, a[0]), "%s = _v(%s)" % (v, a[1]))
                 sc.scalars.append((v, v))
                 sc.locals.append(v)
+        # every function pointer f has is called through at least once
+        for entry in self.fns_top:
+            if entry[1] not in self.fns_used:
+                self.fn_use(sc, entry)
         self.ret(sc)
         self.depth -= 1
         self.line("}", None)
@@ -920,14 +1286,22 @@ class Gen:
             # diagnostic (Enzyme's "mismatched activity"), not a test.
             "fwd_const_x": r.random() < 0.5 and not ny and not self.f_memory,
         }
-        return Program(ns, nx, ny, inputs, names, "\n".join(self.c), "\n".join(self.py), opts)
+        py = []
+        for ln in self.py:
+            py.append(ln)
+            if self.gscalar and ln.startswith("def "):
+                py.append("  global %s" % self.gscalar)
+        return Program(ns, nx, ny, inputs, names, "\n".join(self.c), "\n".join(py), opts, self.cb,
+                       self.features)
 
 
 class Program:
-    def __init__(self, ns, nx, ny, inputs, names, c_body, py_body, opts):
+    def __init__(self, ns, nx, ny, inputs, names, c_body, py_body, opts, cb=None, features=()):
         self.ns, self.nx, self.ny = ns, nx, ny
         self.inputs, self.names = inputs, names
         self.c_body, self.py_body, self.opts = c_body, py_body, opts
+        self.cb = cb  # the callback main passes as f's last argument
+        self.features = features
         self.expect = None
 
     # -- Python evaluation --
@@ -946,6 +1320,8 @@ class Program:
                 args.append(list(inp[nsc + nx:]))
             if nx:
                 args.append(nx)
+            if self.cb:
+                args.append(ns[self.cb])
             v = f(*args)
             return v, state["tr"]
 
@@ -1001,6 +1377,8 @@ class Program:
             out += pm + ["y", "dy"]
         if self.nx:
             out += (["enzyme_const"] if o["int_marker"] else []) + ["NX"]
+        if self.cb:
+            out += ["enzyme_const", self.cb]
         return ", ".join(out)
 
     def c_source(self, how):
@@ -1009,6 +1387,8 @@ class Program:
         L = []
         L.append("/* Generated by tools/fuzz-numeric.py %s: reverse mode, forward" % how)
         L.append("   mode and central differences of f must agree. */")
+        if self.features:
+            L.append("/* Features: %s. */" % ", ".join(self.features))
         L.append("#include <float.h>")
         L.append("#include <kinase.h>")
         L.append("#include <math.h>")
@@ -1040,6 +1420,7 @@ class Program:
             decl.append("double y[NY], dy[NY] = {0};")
             decl.append("memcpy(y, IN0 + NS + NX, sizeof y);")
         fargs = ["in[%d]" % j for j in range(ns)] + (["x"] if nx else []) + (["y"] if ny else []) + (["NX"] if nx else [])
+        fargs += [self.cb] if self.cb else []
         L.append("/* f at the inputs in[]; y (if any) is left in yout. */")
         L.append("static double call_f(const double *in, double *yout) {")
         if nx:
@@ -1164,27 +1545,49 @@ int main(void) {
         return "\n".join(L) + "\n"
 
 
+# Program features drawn per program, each with this probability, from a
+# random stream of their own: a program drawn without any is the one the
+# generator made before they existed.
+FEATURES = {
+    "global-shadow": "a file-scope static double array or scalar written by one noinline helper from f's "
+                     "values and read by another (and by f and the callbacks)",
+    "fnptr": "calls through function pointers: a static table indexed by an int, a callback parameter "
+             "passed as enzyme_const, a helper taking the callback, a callee chosen by data",
+}
+FEATURE_P = 0.2
+
 AVOIDABLE = {
     "byval-write": "a helper taking a struct by value writes a copy instead of its parameter",
+    "global-in-callback": "callbacks and the helpers taking them do not read the global",
 }
+AVOIDABLE.update(("no-" + k, "no program with feature " + k) for k in FEATURES)
 
 
-def show_command(seed, index, avoid=(), size=1):
+def features(seed, index, avoid=(), force=()):
+    """The features of program (seed, index)."""
+    rng = random.Random("kinase-numeric-fuzz-features:%s:%d" % (seed, index))
+    draws = {k: rng.random() for k in FEATURES}
+    return tuple(k for k in FEATURES if "no-" + k not in avoid and (k in force or draws[k] < FEATURE_P))
+
+
+def show_command(seed, index, avoid=(), size=1, force=()):
     """The options that print the program of (seed, index) again."""
-    return "--seed %s --show %d%s%s" % (seed, index, "".join(" --avoid " + a for a in avoid),
-                                         " --size %d" % size if size != 1 else "")
+    return "--seed %s --show %d%s%s%s" % (seed, index, "".join(" --avoid " + a for a in avoid),
+                                           " --size %d" % size if size != 1 else "",
+                                           "".join(" --force " + k for k in force))
 
 
-def generate(seed, index, avoid=(), size=1):
+def generate(seed, index, avoid=(), size=1, force=()):
     """The program of (seed, index) and how many candidates were dropped."""
     rng = random.Random("kinase-numeric-fuzz:%s:%d" % (seed, index))
+    feats = features(seed, index, avoid, force)
     for attempt in range(1000):
-        prog = Gen(rng, avoid, size).program()
+        prog = Gen(rng, avoid, size, feats).program()
         try:
             prog.validate()
         except Reject:
             continue
-        return prog.c_source(show_command(seed, index, avoid, size)), attempt
+        return prog.c_source(show_command(seed, index, avoid, size, force)), attempt
     raise RuntimeError("no valid candidate for seed %s index %d" % (seed, index))
 
 
@@ -1222,9 +1625,10 @@ def diag_messages(err):
     return msgs or ["(no message, exit status only)"]
 
 
-def check_one(cc, seed, index, ctimeout, rtimeout, keep, avoid, size):
-    src, rejected = generate(seed, index, avoid, size)
-    res = {"index": index, "status": "agree", "detail": "", "messages": [], "rejected": rejected, "levels": {}}
+def check_one(cc, seed, index, ctimeout, rtimeout, keep, avoid, size, force):
+    src, rejected = generate(seed, index, avoid, size, force)
+    res = {"index": index, "status": "agree", "detail": "", "messages": [], "rejected": rejected, "levels": {},
+           "features": features(seed, index, avoid, force)}
     work = tempfile.mkdtemp(prefix="kinase-numfuzz-")
     log = []
     try:
@@ -1296,12 +1700,15 @@ def main():
                     + "; ".join("%s: %s" % kv for kv in sorted(AVOIDABLE.items())))
     ap.add_argument("--size", type=int, default=1, choices=[1, 2, 3],
                     help="program size: deeper nesting and more statements (default 1)")
+    ap.add_argument("--force", action="append", default=[], choices=sorted(FEATURES),
+                    help="give every program this feature (otherwise each gets it with probability %g): "
+                    % FEATURE_P + "; ".join("%s: %s" % kv for kv in sorted(FEATURES.items())))
     ap.add_argument("--show", type=int, metavar="INDEX", help="print the C source of one program and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per program")
     args = ap.parse_args()
 
     if args.show is not None:
-        sys.stdout.write(generate(args.seed, args.show, args.avoid, args.size)[0])
+        sys.stdout.write(generate(args.seed, args.show, args.avoid, args.size, args.force)[0])
         return 0
     if not os.access(args.cc, os.X_OK):
         print("fuzz-numeric: compiler %s not found (--cc or KINASE_CC)" % args.cc, file=sys.stderr)
@@ -1312,18 +1719,20 @@ def main():
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futs = [pool.submit(check_one, args.cc, args.seed, i, args.compile_timeout, args.run_timeout,
-                            args.keep_failures, args.avoid, args.size) for i in indices]
+                            args.keep_failures, args.avoid, args.size, args.force) for i in indices]
         for fut in futs:
             r = fut.result()
             results.append(r)
             if args.verbose:
-                print("%-14s %d %s" % (r["status"], r["index"], r["detail"]), flush=True)
+                print("%-14s %d%s %s" % (r["status"], r["index"],
+                                         " [%s]" % ", ".join(r["features"]) if r["features"] else "", r["detail"]),
+                      flush=True)
 
     count = collections.Counter(r["status"] for r in results)
     bad = [r for r in results if r["status"] != "agree"]
     for r in bad[:40]:
         print("FAIL %s: seed %s program %d (tools/fuzz-numeric.py %s): %s"
-              % (r["status"], args.seed, r["index"], show_command(args.seed, r["index"], args.avoid, args.size),
+              % (r["status"], args.seed, r["index"], show_command(args.seed, r["index"], args.avoid, args.size, args.force),
                  r["detail"]))
     if len(bad) > 40:
         print("... and %d more" % (len(bad) - 40))
@@ -1332,6 +1741,10 @@ def main():
         print("compile failure messages:")
         for m, k in msgs.most_common(20):
             print("  %5d  %s" % (k, m))
+    for k in FEATURES:
+        with_k = [r for r in results if k in r["features"]]
+        if with_k:
+            print("feature %s: %d programs, %d agree" % (k, len(with_k), sum(r["status"] == "agree" for r in with_k)))
     crashes = count["compiler-crash"] + count["runtime-crash"] + count["timeout"]
     rejected = sum(r["rejected"] for r in results)
     print("details: %d compiler crashes, %d runtime crashes, %d timeouts; %d candidate programs dropped "

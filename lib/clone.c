@@ -129,6 +129,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     return false;
   LLVMValueRef copy = clone_function(sig->fn, "kinase.copy");
   copy_byval_params(sig->fn, copy);
+  iter_bump(copy);
   devirt_indirect_calls(copy);
   rule_inline_void_models(copy);
   simplify_before(copy);

@@ -149,6 +149,13 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
 void drop_unneeded_writes(LLVMValueRef param);
 void simplify_before(LLVMValueRef fn);
 
+/* ---- iter.c: __enzyme_iter(n, k), n + k per order of differentiation ---- */
+
+/* In `fn`, a copy about to be differentiated: n becomes n + k. */
+void iter_bump(LLVMValueRef fn);
+/* Every call left becomes its n (after all derivatives are generated). */
+void iter_lower(void);
+
 /* ---- floatbits.c ---- */
 
 /* Calls in `fn` that pass a float's bits as an integer to a function of the

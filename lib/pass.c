@@ -30,10 +30,7 @@ static const struct {
 
 /* Enzyme entry points Kinase does not implement yet: an error at the call
  * rather than an undefined symbol at link time. */
-static const char *const unsupported_entry_points[] = {
-    "__enzyme_virtualreverse", "__enzyme_batch",
-    "__enzyme_iter", "__enzyme_autodiff_deferred", "__enzyme_fwddiff_deferred",
-};
+static const char *const unsupported_entry_points[] = {"__enzyme_virtualreverse", "__enzyme_batch"};
 
 static void refuse_unsupported(LLVMValueRef call) {
   LLVMValueRef callee = kn_called_function(call);
@@ -101,6 +98,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
     abi_lower_request(requests[i].call, requests[i].kind);
   derive_drain();
   globals_emit_clears();
+  iter_lower();
   derive_reset();
   registry_reset();
   globals_reset();

@@ -229,10 +229,11 @@ static void retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBa
       LLVMBasicBlockRef block = LLVMGetIncomingBlock(phi, i);
       LLVMAddIncoming(copy, &value, block == from ? &to : &block, 1);
     }
-    const char *name = kn_value_name(phi);
+    char *name = kn_strdup_printf("%s", kn_value_name(phi)); /* dies with the phi */
     LLVMReplaceAllUsesWith(phi, copy);
     LLVMInstructionEraseFromParent(phi);
     LLVMSetValueName2(copy, name, strlen(name));
+    free(name);
     phi = next;
   }
 }

@@ -219,6 +219,28 @@ static bool uses_active_global(LLVMValueRef v, int depth) {
   return false;
 }
 
+/* The functions `call` may run: its callee, or for an indirect call the
+ * functions devirt.c would compare it with (a stb_ds array). */
+static LLVMValueRef *possible_callees(LLVMValueRef call) {
+  LLVMValueRef callee = kn_called_function(call);
+  if (!callee)
+    return devirt_candidates(call);
+  LLVMValueRef *one = NULL;
+  arrput(one, callee);
+  return one;
+}
+
+static bool reaches_active_global(LLVMValueRef fn, ValueSet *seen);
+
+static bool callees_reach(LLVMValueRef call, ValueSet *seen) {
+  LLVMValueRef *callees = possible_callees(call);
+  bool found = false;
+  for (ptrdiff_t i = 0; i < arrlen(callees) && !found; i++)
+    found = reaches_active_global(callees[i], seen);
+  arrfree(callees);
+  return found;
+}
+
 /* Depth-first over the call graph from `fn`; `seen` guards recursion. Only
  * positive answers are remembered: a negative one met inside a cycle may be
  * premature. */
@@ -234,7 +256,7 @@ static bool reaches_active_global(LLVMValueRef fn, ValueSet *seen) {
       for (int i = 0, n = LLVMGetNumOperands(inst); i < n && !found; i++)
         found = uses_active_global(LLVMGetOperand(inst, i), 0);
       if (!found && LLVMIsACallInst(inst))
-        found = reaches_active_global(kn_called_function(inst), seen);
+        found = callees_reach(inst, seen);
     }
   if (found)
     vset_add(&touching, fn);
@@ -264,8 +286,10 @@ static void collect_reached(LLVMValueRef fn, ValueSet *seen, ValueSet *found) {
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       for (int i = 0, n = LLVMGetNumOperands(inst); i < n; i++)
         collect_shadowed(LLVMGetOperand(inst, i), found, 0);
-      if (LLVMIsACallInst(inst))
-        collect_reached(kn_called_function(inst), seen, found);
+      LLVMValueRef *callees = LLVMIsACallInst(inst) ? possible_callees(inst) : NULL;
+      for (ptrdiff_t i = 0; i < arrlen(callees); i++)
+        collect_reached(callees[i], seen, found);
+      arrfree(callees);
     }
 }
 

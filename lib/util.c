@@ -101,36 +101,24 @@ bool kn_is_float_type(LLVMTypeRef type) {
   return is_float_kind(kind);
 }
 
-bool kn_type_has_pointers(LLVMTypeRef type) {
+/* Whether `leaf` holds for a scalar (or vector) anywhere inside `type`. */
+static bool type_contains(LLVMTypeRef type, bool (*leaf)(LLVMTypeRef)) {
   switch (LLVMGetTypeKind(type)) {
   case LLVMArrayTypeKind:
-  case LLVMVectorTypeKind:
-    return kn_type_has_pointers(LLVMGetElementType(type));
+    return type_contains(LLVMGetElementType(type), leaf);
   case LLVMStructTypeKind:
     for (unsigned i = 0, n = LLVMCountStructElementTypes(type); i < n; i++)
-      if (kn_type_has_pointers(LLVMStructGetTypeAtIndex(type, i)))
+      if (type_contains(LLVMStructGetTypeAtIndex(type, i), leaf))
         return true;
     return false;
   default:
-    return kn_is_pointer_type(type);
+    return leaf(type);
   }
 }
 
-bool kn_type_has_floats(LLVMTypeRef type) {
-  switch (LLVMGetTypeKind(type)) {
-  case LLVMArrayTypeKind:
-    return kn_type_has_floats(LLVMGetElementType(type));
-  case LLVMStructTypeKind: {
-    unsigned n = LLVMCountStructElementTypes(type);
-    for (unsigned i = 0; i < n; i++)
-      if (kn_type_has_floats(LLVMStructGetTypeAtIndex(type, i)))
-        return true;
-    return false;
-  }
-  default:
-    return kn_is_float_type(type);
-  }
-}
+bool kn_type_has_pointers(LLVMTypeRef type) { return type_contains(type, kn_is_pointer_type); }
+
+bool kn_type_has_floats(LLVMTypeRef type) { return type_contains(type, kn_is_float_type); }
 
 bool kn_is_pointer_type(LLVMTypeRef type) {
   LLVMTypeKind kind = LLVMGetTypeKind(type);

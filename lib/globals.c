@@ -5,15 +5,19 @@
  * reads it. A global the program writes (a store, memcpy or memset into it,
  * or its address handed to a call or stored away) and whose type holds
  * floating-point data gets a twin, its shadow: zero-initialised, of the same
- * type, shared by every derivative in the module. Globals only ever read act
- * as constants and get none, so reading parameters from globals costs
- * nothing, unless a pointer may point either to one of them or to memory
- * with a shadow: then the global gets a shadow too, which reads as zero and
- * takes adjoints nobody reads. At a request's boundary globals are inputs
- * held constant: each request clears the shadows of the globals its
- * function reaches before it runs, so tangents and adjoints never leak from
- * one request into the next. Pointer-typed globals get no shadow: their pointees may be set up
- * outside any derivative, where no shadow could be made for them. */
+ * type, shared by every derivative in the module.
+ *
+ * Globals only ever read act as constants and get none, so reading
+ * parameters from globals costs nothing, unless a pointer may point either
+ * to one of them or to memory with a shadow: then the global gets a shadow
+ * too, which reads as zero and takes adjoints nobody reads.
+ *
+ * At a request's boundary globals are inputs held constant: each request
+ * clears the shadows of the globals its function reaches before it runs, so
+ * tangents and adjoints never leak from one request into the next.
+ *
+ * Pointer-typed globals get no shadow: their pointees may be set up outside
+ * any derivative, where no shadow could be made for them. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -293,8 +297,11 @@ static void collect_reached(LLVMValueRef fn, ValueSet *seen, ValueSet *found) {
     }
 }
 
+/* In device code every thread makes its own requests: one thread's clear
+ * would wipe what another is computing, so device requests clear nothing. */
 void globals_clear_before(LLVMValueRef before, LLVMValueRef fn) {
-  arrput(clears, ((Clear){before, fn}));
+  if (!kn_module.gpu)
+    arrput(clears, ((Clear){before, fn}));
 }
 
 static void clear_shadows(LLVMBuilderRef b, LLVMValueRef fn) {

@@ -7,6 +7,7 @@
  * its own at t). A call is replaced by a call of the derivative. */
 #include "kinase.h"
 
+#include <stb/stb_ds.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,7 +317,8 @@ static bool return_gradients(Request *r, LLVMValueRef grads) {
   LLVMTypeRef declared = r->declared;
   if (LLVMGetTypeKind(declared) == LLVMVoidTypeKind)
     return true;
-  unsigned n = LLVMCountStructElementTypes(LLVMTypeOf(grads));
+  bool none = LLVMGetTypeKind(LLVMTypeOf(grads)) == LLVMVoidTypeKind;
+  unsigned n = none ? 0 : LLVMCountStructElementTypes(LLVMTypeOf(grads));
   bool ok = true;
   LLVMValueRef value = NULL;
   if (n == 0) {
@@ -343,10 +345,55 @@ static bool return_gradients(Request *r, LLVMValueRef grads) {
   return true;
 }
 
+/* A request's tape lives in a stack slot of its caller, sized once the pair
+ * is generated: no allocation per request (device code has little heap). */
+typedef struct {
+  LLVMValueRef slot; /* placeholder alloca in the caller's entry */
+  Signature sig;
+} TapeSlot;
+static TapeSlot *tape_slots;
+
+static LLVMValueRef tape_slot(Request *r, const Signature *sig) {
+  LLVMValueRef caller = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call));
+  LLVMBuilderRef entry = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMPositionBuilderBefore(entry, kn_first_non_phi(LLVMGetEntryBasicBlock(caller)));
+  LLVMValueRef slot = LLVMBuildAlloca(entry, LLVMInt8TypeInContext(kn_module.ctx), "tape.slot");
+  LLVMDisposeBuilder(entry);
+  arrput(tape_slots, ((TapeSlot){slot, *sig}));
+  return slot;
+}
+
+void abi_size_tape_slots(void) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  TapeSlot *unsized = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(tape_slots); i++) {
+    LLVMTypeRef tape = derive_tape_type(&tape_slots[i].sig);
+    if (!tape) {
+      arrput(unsized, tape_slots[i]);
+      continue;
+    }
+    LLVMValueRef old = tape_slots[i].slot;
+    LLVMPositionBuilderBefore(b, old);
+    LLVMValueRef slot = LLVMBuildAlloca(b, tape, "tape.slot");
+    LLVMReplaceAllUsesWith(old, slot);
+    LLVMInstructionEraseFromParent(old);
+  }
+  LLVMDisposeBuilder(b);
+  arrfree(tape_slots);
+  tape_slots = unsized;
+}
+
+void abi_reset(void) { arrfree(tape_slots); }
+
 static LLVMValueRef call_aug(Request *r, Signature *sig, LLVMTypeRef ret, bool adjacent) {
   sig->ret_tangent = kn_is_float_type(ret);
   sig->adjacent = adjacent;
-  LLVMValueRef aug = LLVMBuildCall2(r->b, derive_aug_type(sig), derive_aug(sig), r->args, r->nargs, "");
+  LLVMValueRef args[2 * KN_MAX_PARAMS + 3];
+  memcpy(args, r->args, r->nargs * sizeof *args);
+  unsigned n = r->nargs;
+  if (adjacent)
+    args[n++] = tape_slot(r, sig);
+  LLVMValueRef aug = LLVMBuildCall2(r->b, derive_aug_type(sig), derive_aug(sig), args, n, "");
   globals_clear_before(aug, r->fn);
   return aug;
 }

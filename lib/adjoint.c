@@ -103,9 +103,17 @@ static void reverse_partials(Reverse *r, LLVMValueRef inst, PartialFn partial, u
       rev_add_adjoint(r, LLVMGetOperand(inst, i), math_fmul(r->b, partial(r->b, args, y, i), a));
 }
 
-/* *shadow += a, for float-holding values loaded from it. */
+/* *shadow += a, for float-holding values loaded from it. In device code
+ * other threads may read the same memory, so its adjoint is added
+ * atomically (a thread's own stack memory excepted). */
 static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
   LLVMTypeRef type = LLVMTypeOf(a);
+  bool shared = !LLVMIsAAllocaInst(kn_underlying_object(LLVMGetOperand(load, 0)));
+  if (kn_module.gpu && shared && kn_is_float_type(type) && LLVMGetTypeKind(type) != LLVMVectorTypeKind) {
+    LLVMValueRef add = LLVMBuildAtomicRMW(r->b, LLVMAtomicRMWBinOpFAdd, shadow, a, LLVMAtomicOrderingMonotonic, 0);
+    LLVMSetAlignment(add, LLVMGetAlignment(load));
+    return;
+  }
   LLVMValueRef old = LLVMBuildLoad2(r->b, type, shadow, "");
   LLVMValueRef store = LLVMBuildStore(r->b, rev_add_any(r->b, old, a), shadow);
   LLVMSetAlignment(old, LLVMGetAlignment(load));

@@ -13,6 +13,7 @@
 typedef struct {
   Signature sig;
   LLVMValueRef deriv, aug;
+  LLVMTypeRef tape; /* reverse: the tape's layout, once generated */
   enum { JOB_PENDING, JOB_RUNNING, JOB_DONE } state;
 } Job;
 
@@ -75,18 +76,24 @@ static LLVMTypeRef reverse_type(const Signature *sig) {
   for (unsigned i = 0; i < sig->nparams; i++)
     if (sig->params[i] == ACT_OUT)
       outs[nout++] = orig[i];
-  return LLVMFunctionType(LLVMStructTypeInContext(kn_module.ctx, outs, nout, 0), params, n, 0);
+  /* No enzyme_out parameter: nothing to return (NVPTX cannot return {}). */
+  LLVMTypeRef ret = nout ? LLVMStructTypeInContext(kn_module.ctx, outs, nout, 0)
+                         : LLVMVoidTypeInContext(kn_module.ctx);
+  return LLVMFunctionType(ret, params, n, 0);
 }
 
 LLVMTypeRef derive_type(const Signature *sig) {
   return sig->mode == MODE_FORWARD ? forward_type(sig) : reverse_type(sig);
 }
 
-/* Augmented forward sweep: (primals and shadows) -> {[result], [shadow of a
- * result holding pointers], tape}. */
+/* Augmented forward sweep: (primals and shadows[, tape memory]) ->
+ * {[result], [shadow of a result holding pointers], tape}. A request's pair
+ * (adjacent) keeps its tape in memory the caller holds on its stack. */
 LLVMTypeRef derive_aug_type(const Signature *sig) {
-  LLVMTypeRef params[2 * KN_MAX_PARAMS], fields[3], ret = return_type(sig);
+  LLVMTypeRef params[2 * KN_MAX_PARAMS + 1], fields[3], ret = return_type(sig);
   unsigned n = primal_and_shadow_types(sig, params), nfields = 0;
+  if (sig->adjacent)
+    params[n++] = ptr_type();
   if (LLVMGetTypeKind(ret) != LLVMVoidTypeKind)
     fields[nfields++] = ret;
   if (kn_type_has_pointers(ret))
@@ -121,8 +128,10 @@ static Job *job_for(const Signature *sig) {
     if (!job)
       kn_die("out of memory");
     bool forward = sig->mode == MODE_FORWARD;
-    *job = (Job){*sig, declare(forward ? "fwd" : "rev", sig, derive_type(sig)),
-                 forward ? NULL : declare("aug", sig, derive_aug_type(sig)), JOB_PENDING};
+    *job = (Job){.sig = *sig,
+                 .deriv = declare(forward ? "fwd" : "rev", sig, derive_type(sig)),
+                 .aug = forward ? NULL : declare("aug", sig, derive_aug_type(sig)),
+                 .state = JOB_PENDING};
     shput(cache, key, job);
     arrput(pending, job);
     if (kn_want_list())
@@ -183,6 +192,7 @@ static void generate(Job *job) {
     return;
   job->state = JOB_RUNNING;
   generate_callees_first(job->sig.fn);
+  abi_size_tape_slots(); /* the copy of job's function must hold sized tape slots */
   if (nested_too_deep(&job->sig)) {
     kn_error(NULL, job->sig.fn, "derivatives nest more than four deep: does a function ask for "
                                 "its own derivative?");
@@ -225,6 +235,10 @@ static void generate(Job *job) {
   }
   job->state = JOB_DONE;
 }
+
+void derive_set_tape_type(const Signature *sig, LLVMTypeRef tape) { job_for(sig)->tape = tape; }
+
+LLVMTypeRef derive_tape_type(const Signature *sig) { return job_for(sig)->tape; }
 
 void derive_drain(void) {
   for (ptrdiff_t i = 0; i < arrlen(pending); i++)

@@ -115,6 +115,11 @@ typedef enum {
 
 /* Lowers one __enzyme_* call; false on user error. */
 bool abi_lower_request(LLVMValueRef call, RequestKind kind);
+/* Gives each request's tape slot the size of its tape, where the pair is
+ * generated: before a function holding requests is copied to be
+ * differentiated (a second-order request), and once all are. */
+void abi_size_tape_slots(void);
+void abi_reset(void);
 
 /* ---- derive.c: the derivative cache and work list ---- */
 
@@ -127,6 +132,10 @@ LLVMTypeRef derive_type(const Signature *sig);
  * reverse sweep, and its type. */
 LLVMValueRef derive_aug(const Signature *sig);
 LLVMTypeRef derive_aug_type(const Signature *sig);
+/* The layout of the tape of `sig`'s reverse-mode pair, known once generated
+ * (a request's caller holds the tape: abi.c sizes its slot from it). */
+void derive_set_tape_type(const Signature *sig, LLVMTypeRef tape);
+LLVMTypeRef derive_tape_type(const Signature *sig);
 void derive_drain(void);
 void derive_reset(void);
 

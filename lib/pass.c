@@ -97,11 +97,13 @@ int kn_run_on_module(LLVMModuleRef mod) {
   for (ptrdiff_t i = 0; i < arrlen(requests); i++)
     abi_lower_request(requests[i].call, requests[i].kind);
   derive_drain();
+  abi_size_tape_slots();
   globals_emit_clears();
   iter_lower();
   derive_reset();
   registry_reset();
   globals_reset();
+  abi_reset();
   delete_models();
   if (kn_module.gpu)
     libdevice_link_missing();

@@ -123,9 +123,11 @@ static bool is_local_object(LLVMValueRef base) {
   return rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC);
 }
 
-static bool writes_outside(Reverse *r, LLVMValueRef inst) {
-  if (vset_has(&r->shadow_code, inst))
-    return false;
+static bool function_writes_outside(LLVMValueRef fn, ValueSet *visiting);
+
+/* Whether `inst` writes memory other than its function's own stack and
+ * heap allocations; a call of a function of the module looks inside it. */
+static bool inst_writes_outside(LLVMValueRef inst, ValueSet *visiting) {
   if (LLVMIsAStoreInst(inst))
     return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 1)));
   if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst))
@@ -142,11 +144,34 @@ static bool writes_outside(Reverse *r, LLVMValueRef inst) {
   LLVMValueRef callee = kn_called_function(inst);
   if (callee && LLVMGetIntrinsicID(callee) && (!rule || rule->kind == RULE_INACTIVE))
     return false;
-  for (unsigned i = 0, n = LLVMGetNumArgOperands(inst); i < n; i++)
-    if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(inst, i))) &&
-        !is_local_object(kn_underlying_object(LLVMGetOperand(inst, i))))
-      return true;
-  return callee == NULL || !LLVMIsDeclaration(callee) || rev_aug_call_of(r, inst);
+  if (callee && !LLVMIsDeclaration(callee) && !registry_of(callee))
+    return function_writes_outside(callee, visiting);
+  return true;
+}
+
+/* A function in a cycle of calls is not looked at twice: a write anywhere
+ * in the cycle is found from where the walk entered it. */
+static bool function_writes_outside(LLVMValueRef fn, ValueSet *visiting) {
+  if (!vset_add(visiting, fn))
+    return false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      if (inst_writes_outside(inst, visiting))
+        return true;
+  return false;
+}
+
+/* In aug: a call already turned into its callee's augmented sweep is asked
+ * about the callee, whose own tape is its own allocation. */
+static bool writes_outside(Reverse *r, LLVMValueRef inst) {
+  if (vset_has(&r->shadow_code, inst))
+    return false;
+  ValueSet visiting = {0};
+  AugCall *aug = rev_aug_call_of(r, inst);
+  bool writes = aug ? aug->custom_reverse || function_writes_outside(aug->sig.fn, &visiting)
+                    : inst_writes_outside(inst, &visiting);
+  vset_free(&visiting);
+  return writes;
 }
 
 bool rev_memory_is_frozen(Reverse *r) {
@@ -176,6 +201,9 @@ static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
 static bool recomputable_math(LLVMValueRef v) {
   const Rule *rule = LLVMIsACallInst(v) ? rule_for_call(v) : NULL;
   bool library = rule && rule->kind == RULE_MATH && !registry_of(kn_called_function(v));
+  for (unsigned i = 0, n = library ? LLVMGetNumArgOperands(v) : 0; i < n; i++)
+    if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(v, i))))
+      return false; /* frexp, lgamma_r: it writes through the pointer too */
   return library && !cfg_on_cycle(LLVMGetInstructionParent(v));
 }
 

@@ -205,7 +205,8 @@ static void seed_parameters(Reverse *r, LLVMValueRef *primals, LLVMValueRef *sha
 }
 
 void name_rev_params(Reverse *r) {
-  for (unsigned i = 0, n = LLVMCountParams(r->aug); i < n; i++) {
+  unsigned shared = LLVMCountParams(r->aug) - (r->sig->adjacent ? 1 : 0); /* not the tape memory */
+  for (unsigned i = 0; i < shared; i++) {
     const char *name = kn_value_name(LLVMGetParam(r->aug, i));
     LLVMSetValueName2(LLVMGetParam(r->rev, i), name, strlen(name));
   }
@@ -233,10 +234,6 @@ static void build_reverse(Reverse *r) {
 
 bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) {
   Reverse r = {.sig = sig, .aug = aug, .rev = rev};
-  if (kn_module.gpu) {
-    kn_error(NULL, sig->fn, "reverse mode in device code is not implemented yet");
-    return false;
-  }
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
   if (!adopt_simplified_body(sig, aug, primals, shadows))
     return false;
@@ -269,6 +266,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
     rev_erase_dead_code(&r);
     rev_layout_records(&r);
     LLVMTypeRef tape = rev_tape_type(&r);
+    derive_set_tape_type(sig, tape);
     rev_write_records(&r, tape);
     rev_read_records(&r, tape);
     rev_finish_exit(&r, tape);

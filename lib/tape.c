@@ -8,6 +8,19 @@
 
 #include <stb/stb_ds.h>
 
+/* realloc(data, bytes), of which `used` bytes matter; device code has no
+ * realloc: a new block, a copy, and the old one freed. */
+static LLVMValueRef grow_buffer(LLVMBuilderRef b, LLVMValueRef data, LLVMValueRef used, LLVMValueRef bytes) {
+  if (!kn_module.gpu) {
+    LLVMValueRef args[2] = {data, bytes};
+    return kn_call_libc(b, "realloc", ptr(), args, 2);
+  }
+  LLVMValueRef grown = kn_call_libc(b, "malloc", ptr(), &bytes, 1);
+  LLVMBuildMemCpy(b, grown, 8, data, 8, used);
+  kn_call_free(b, data);
+  return grown;
+}
+
 /* kinase.tape.push(vec, size): appends a record of `size` bytes to
  * vec = {ptr data, i64 count, i64 capacity}, growing it geometrically, and
  * returns the record's address. */
@@ -35,8 +48,7 @@ static LLVMValueRef tape_push_function(void) {
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, count, cap, ""), store, grow);
   LLVMPositionBuilderAtEnd(b, grow);
   LLVMValueRef new_cap = LLVMBuildAdd(b, LLVMBuildMul(b, cap, const64(2), ""), const64(16), "");
-  LLVMValueRef realloc_args[2] = {data, LLVMBuildMul(b, new_cap, size, "")};
-  LLVMValueRef grown = kn_call_libc(b, "realloc", ptr(), realloc_args, 2);
+  LLVMValueRef grown = grow_buffer(b, data, LLVMBuildMul(b, count, size, ""), LLVMBuildMul(b, new_cap, size, ""));
   LLVMBuildStore(b, grown, data_at);
   LLVMBuildStore(b, new_cap, cap_at);
   LLVMBuildBr(b, store);
@@ -139,7 +151,8 @@ LLVMTypeRef rev_tape_type(Reverse *r) {
 /* A function that records nothing passes a null tape: no allocation. */
 static bool tape_is_empty(LLVMTypeRef tape) { return LLVMCountStructElementTypes(tape) == 0; }
 
-/* aug: allocate the tape at entry; write each block's record at its end. */
+/* aug: allocate the tape at entry (a request's caller holds it instead);
+ * write each block's record at its end. */
 void rev_write_records(Reverse *r, LLVMTypeRef tape) {
   if (tape_is_empty(tape)) {
     r->aug_tape = LLVMConstPointerNull(ptr());
@@ -147,7 +160,14 @@ void rev_write_records(Reverse *r, LLVMTypeRef tape) {
   }
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->aug);
   LLVMPositionBuilderBefore(r->ab, kn_first_non_phi(entry));
-  r->aug_tape = kn_call_calloc(r->ab, const64(LLVMABISizeOfType(kn_module.layout, tape)));
+  LLVMValueRef size = const64(LLVMABISizeOfType(kn_module.layout, tape));
+  if (r->sig->adjacent) {
+    r->aug_tape = LLVMGetParam(r->aug, LLVMCountParams(r->aug) - 1);
+    LLVMBuildMemSet(r->ab, r->aug_tape, LLVMConstInt(LLVMInt8TypeInContext(ctx()), 0, 0), size,
+                    LLVMABIAlignmentOfType(kn_module.layout, tape));
+  } else {
+    r->aug_tape = kn_call_calloc(r->ab, size);
+  }
   LLVMValueRef push = tape_push_function();
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
     BlockRecord *record = &r->records[i];
@@ -213,9 +233,13 @@ void rev_finish_exit(Reverse *r, LLVMTypeRef tape) {
       LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, r->records[i].tape_field, "");
       kn_call_free(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""));
     }
-  if (!tape_is_empty(tape))
+  if (!tape_is_empty(tape) && !r->sig->adjacent)
     kn_call_free(r->b, tape_arg);
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(r->rev));
+  if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind) {
+    LLVMBuildRetVoid(r->b);
+    return;
+  }
   LLVMValueRef result = LLVMGetPoison(ret);
   unsigned k = 0, param = 0;
   for (unsigned i = 0; i < r->sig->nparams; i++) {

@@ -184,10 +184,17 @@ LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, L
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
+/* Device code has malloc and free but no calloc. */
 LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size) {
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(kn_module.ctx);
-  LLVMValueRef args[2] = {LLVMConstInt(i64, 1, 0), LLVMBuildZExtOrBitCast(b, size, i64, "")};
-  return kn_call_libc(b, "calloc", LLVMPointerTypeInContext(kn_module.ctx, 0), args, 2);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(kn_module.ctx), ptr = LLVMPointerTypeInContext(kn_module.ctx, 0);
+  size = LLVMBuildZExtOrBitCast(b, size, i64, "");
+  if (!kn_module.gpu) {
+    LLVMValueRef args[2] = {LLVMConstInt(i64, 1, 0), size};
+    return kn_call_libc(b, "calloc", ptr, args, 2);
+  }
+  LLVMValueRef memory = kn_call_libc(b, "malloc", ptr, &size, 1);
+  LLVMBuildMemSet(b, memory, LLVMConstInt(LLVMInt8TypeInContext(kn_module.ctx), 0, 0), size, 8);
+  return memory;
 }
 
 void kn_call_free(LLVMBuilderRef b, LLVMValueRef p) {

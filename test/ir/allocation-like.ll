@@ -66,7 +66,7 @@ define double @rev(double %x) {
 ; CHECK-NOT:     @arena_
 ; CHECK:         ret { double }
 
-; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(double %x)
+; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(double %x{{.*}})
 ; CHECK:         %m = call ptr @arena_alloc(ptr {{.*}}@arena, i64 8, ptr {{.*}}@used)
 ; CHECK-NEXT:    [[SHADOW:%.*]] = call ptr @calloc(i64 1, i64 8)
 ; CHECK-NOT:     @arena_alloc

@@ -1,6 +1,6 @@
 ; Reverse mode, an enzyme_const argument and integer index arithmetic: they
 ; get no adjoint and no reverse code. The constant c has no shadow
-; parameter and no gradient (the reverse sweep returns {}); sin(c)
+; parameter and no gradient (the reverse sweep returns nothing); sin(c)
 ; contributes nothing, so no cos appears. The index i + 1 is integer code:
 ; the reverse sweep recomputes it from %i to address the shadow d.x, and does
 ; nothing else with it. The only reverse arithmetic is seed * c, added into
@@ -34,9 +34,9 @@ define void @test(ptr %x, ptr %dx, double %c, i32 %i) {
 }
 
 ; CHECK-LABEL: define void @test(
-; CHECK:         call {} @__kinase_rev_f(ptr %x, ptr %dx, double %c, i32 %i, double 1.000000e+00, ptr
+; CHECK:         call void @__kinase_rev_f(ptr %x, ptr %dx, double %c, i32 %i, double 1.000000e+00, ptr
 
-; CHECK-LABEL: define internal {} @__kinase_rev_f(
+; CHECK-LABEL: define internal void @__kinase_rev_f(
 ; CHECK-SAME:    ptr %x, ptr %d.x, double %c, i32 %i, double [[SEED:%[0-9a-z.]+]], ptr %tape)
 ; CHECK-NOT:     @llvm.cos
 ; CHECK-DAG:     [[I:%.*]] = sext i32 %i to i64
@@ -48,5 +48,5 @@ define void @test(ptr %x, ptr %dx, double %c, i32 %i) {
 ; CHECK-NOT:     fmul
 ; CHECK-NOT:     fadd
 ; CHECK-NOT:     @llvm.cos
-; CHECK:         ret {} poison
+; CHECK:         ret void
 ; CHECK-NEXT:  }

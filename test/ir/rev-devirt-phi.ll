@@ -42,7 +42,7 @@ define double @test(double %x, i64 %k) {
 ; The comparisons became a switch on the table index (instcombine reads the
 ; constant table), each case calling its function's augmented sweep.
 ; CHECK-LABEL: define internal {{.*}} @__kinase_aug_f(
-; CHECK:         call { double, ptr } @__kinase_aug_sq(double %x)
-; CHECK:         call { double, ptr } @__kinase_aug_cube(double %x)
+; CHECK:         call { double, ptr } @__kinase_aug_sq(double %x{{.*}})
+; CHECK:         call { double, ptr } @__kinase_aug_cube(double %x{{.*}})
 ; CHECK:       join:
 ; CHECK:         %r = phi double [ %x, %entry ]

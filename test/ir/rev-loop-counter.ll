@@ -46,7 +46,7 @@ define void @test(ptr %x, ptr %dx, ptr %y, ptr %dy, i32 %n) {
 
 ; The reverse sweep: one block reverses one iteration, k counts down from the
 ; recorded count; the loads are repeated, not read from the tape.
-; CHECK-LABEL: define internal {} @__kinase_rev_dot(
+; CHECK-LABEL: define internal void @__kinase_rev_dot(
 ; CHECK-SAME:    ptr %x, ptr %d.x, ptr %y, ptr %d.y, i32 %n, double [[SEED:%[0-9a-z.]+]], ptr %tape)
 ; CHECK:         [[K:%.*]] = phi i64
 ; CHECK-DAG:     [[PX:%.*]] = getelementptr inbounds{{.*}} double, ptr %x, i64 [[K]]

@@ -38,9 +38,9 @@ define void @test(ptr %x, ptr %dx, i64 %n) {
 
 ; A void function: no seed, just the tape.
 ; CHECK-LABEL: define void @test(
-; CHECK:         call {} @__kinase_rev_square(ptr %x, ptr %dx, i64 %n, ptr
+; CHECK:         call void @__kinase_rev_square(ptr %x, ptr %dx, i64 %n, ptr
 
-; CHECK-LABEL: define internal {} @__kinase_rev_square(ptr %x, ptr %d.x, i64 %n, ptr %tape)
+; CHECK-LABEL: define internal void @__kinase_rev_square(ptr %x, ptr %d.x, i64 %n, ptr %tape)
 ; CHECK:         [[DP:%.*]] = getelementptr inbounds{{.*}} double, ptr %d.x, i64 [[K:%.*]]
 ; CHECK-NEXT:    [[A:%.*]] = load double, ptr [[DP]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[DP]]
@@ -53,7 +53,7 @@ define void @test(ptr %x, ptr %dx, i64 %n) {
 ; CHECK:         icmp eq i64 [[K]], 0
 
 ; The loaded value v is recorded in every iteration.
-; CHECK-LABEL: define internal { ptr } @__kinase_aug_square(ptr %x, ptr %d.x, i64 %n)
+; CHECK-LABEL: define internal { ptr } @__kinase_aug_square(ptr %x, ptr %d.x, i64 %n{{.*}})
 ; CHECK:       loop:
 ; CHECK:         %v = load double, ptr %p
 ; CHECK:         store double %sq, ptr %p

@@ -38,7 +38,7 @@ define double @test(double %x) {
 ; CHECK:         call void @free(ptr {{.*}}[[S]])
 ; CHECK:         ret { double }
 
-; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(double %x)
+; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(double %x{{.*}})
 ; CHECK:         %t = call ptr @malloc(i64 8)
 ; CHECK-NEXT:    [[SHADOW:%.*]] = call ptr @calloc(i64 1, i64 8)
 ; CHECK-NOT:     call void @free(ptr {{.*}}[[SHADOW]])

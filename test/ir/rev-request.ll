@@ -28,7 +28,7 @@ define double @test(double %x, double %y) {
 ; CHECK-LABEL: define double @test(double %x, double %y)
 ; CHECK-NOT:     load i32, ptr @enzyme
 ; CHECK-NOT:     __enzyme_autodiff
-; CHECK:         [[AUG:%.*]] = call { double, ptr } @__kinase_aug_f(double %x, double %y)
+; CHECK:         [[AUG:%.*]] = call { double, ptr } @__kinase_aug_f(double %x, double %y{{.*}})
 ; CHECK-NEXT:    [[TAPE:%.*]] = extractvalue { double, ptr } [[AUG]], 1
 ; CHECK-NEXT:    [[GRADS:%.*]] = call { double } @__kinase_rev_f(double %x, double %y, double 1.000000e+00, ptr [[TAPE]])
 ; CHECK-NEXT:    [[DX:%.*]] = extractvalue { double } [[GRADS]], 0
@@ -43,7 +43,7 @@ define double @test(double %x, double %y) {
 ; CHECK:         ret { double }
 
 ; The augmented forward sweep: (primals) -> {result, tape}.
-; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(double %x, double %y)
+; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(double %x, double %y{{.*}})
 ; CHECK-NOT:     @calloc
 ; CHECK:         %p = fmul double %x, %y
 ; CHECK:         insertvalue { double, ptr } {{.*}}, ptr null, 1

@@ -5,7 +5,9 @@
 ;   growing vector;
 ; - a value that must be recorded outside loops (v, loaded from memory the
 ;   function then overwrites) goes into the tape itself: that block runs at
-;   most once a call.
+;   most once a call;
+; - the request's caller holds the tape in a stack slot of the tape's type:
+;   no allocation but the loop's vector.
 ; RUN: %opt -passes=kinase -S %s | FileCheck %s
 ; RUN: %opt -passes=kinase,verify -disable-output %s
 
@@ -37,11 +39,16 @@ define void @test(ptr %p, ptr %dp, i64 %n) {
   ret void
 }
 
+; CHECK-LABEL: define void @test(
+; CHECK:         [[SLOT:%.*]] = alloca { { i64 }, { ptr, i64, i64 }, { double } }
+; CHECK:         call { double, ptr } @__kinase_aug_f(ptr %p, ptr %dp, i64 %n, ptr [[SLOT]])
 ; CHECK-LABEL: define internal {{.*}} @__kinase_rev_f(
 ; CHECK:         call double @llvm.exp.f64(
 ; CHECK-LABEL: define internal {{.*}} @__kinase_aug_f(
+; CHECK-SAME:    ptr [[TAPE:%[0-9]+]])
 ; CHECK:       entry:
-; CHECK:         [[TAPE:%[0-9]+]] = call ptr @calloc(
+; CHECK-NOT:     @calloc
+; CHECK:         call void @llvm.memset.p0.i64(ptr {{.*}}[[TAPE]], i8 0, i64 40, i1 false)
 ; CHECK:         %v = load double, ptr %p
 ; CHECK-NOT:     kinase.tape.push
 ; CHECK:         [[FIELD:%[0-9]+]] = getelementptr inbounds{{.*}} ptr [[TAPE]]

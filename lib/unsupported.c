@@ -61,6 +61,15 @@ bool unsupported_construct(LLVMValueRef fn) {
   return false;
 }
 
+bool unsupported_barrier(LLVMValueRef inst, LLVMValueRef subject) {
+  LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+  if (!callee || strncmp(kn_function_name(callee), "llvm.nvvm.barrier", 17))
+    return false;
+  kn_error(inst, subject, "reverse mode through a barrier (__syncthreads) is not supported yet: the "
+                          "reverse sweep would need its own barriers");
+  return true;
+}
+
 bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   if ((op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg) && activity_any_operand(varied, inst, 0, 3)) {

@@ -331,7 +331,8 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
 }
 
 static bool unsupported_instruction(Reverse *r, LLVMValueRef inst) {
-  if (!unsupported_atomic(&r->varied, inst, r->sig->fn) && !unsupported_barrier(inst, r->sig->fn))
+  if (!unsupported_atomic(&r->varied, inst, r->sig->fn) &&
+      !(kn_module.gpu && unsupported_device_reverse(&r->varied, inst, r->sig->fn)))
     return false;
   r->failed = true;
   return true;

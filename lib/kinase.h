@@ -305,8 +305,9 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev);
 bool unsupported_construct(LLVMValueRef fn);
 /* Reports and returns true for an atomic operation on varied memory. */
 bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject);
-/* Reports and returns true for a barrier in device code (reverse mode). */
-bool unsupported_barrier(LLVMValueRef inst, LLVMValueRef subject);
+/* Reverse mode in device code: reports and returns true for a barrier, or a
+ * differentiated access to __shared__ memory. */
+bool unsupported_device_reverse(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject);
 /* The shadow to use for `v`, which has none, where `user` needs one: the
  * zero shadow of a global, or for the result of a call to an unknown callee
  * a null pointer behind a stop. Otherwise, for a pointer (other than null),

@@ -61,13 +61,30 @@ bool unsupported_construct(LLVMValueRef fn) {
   return false;
 }
 
-bool unsupported_barrier(LLVMValueRef inst, LLVMValueRef subject) {
-  LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
-  if (!callee || strncmp(kn_function_name(callee), "llvm.nvvm.barrier", 17))
+/* Shared memory is per block and cannot be initialised: its shadow would
+ * take adjoints without being zeroed, and other threads' too. */
+static bool in_shared_memory(ValueSet *varied, LLVMValueRef inst) {
+  LLVMValueRef at = LLVMIsALoadInst(inst)    ? LLVMGetOperand(inst, 0)
+                    : LLVMIsAStoreInst(inst) ? LLVMGetOperand(inst, 1)
+                                             : NULL;
+  if (!at || !vset_has(varied, at))
     return false;
-  kn_error(inst, subject, "reverse mode through a barrier (__syncthreads) is not supported yet: the "
-                          "reverse sweep would need its own barriers");
-  return true;
+  LLVMValueRef object = kn_underlying_object(at);
+  return LLVMIsAGlobalVariable(object) && LLVMGetPointerAddressSpace(LLVMTypeOf(object)) == 3;
+}
+
+bool unsupported_device_reverse(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject) {
+  LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+  if (callee && !strncmp(kn_function_name(callee), "llvm.nvvm.barrier", 17)) {
+    kn_error(inst, subject, "reverse mode through a barrier (__syncthreads) is not supported yet: the "
+                            "reverse sweep would need its own barriers");
+    return true;
+  }
+  if (in_shared_memory(varied, inst)) {
+    kn_error(inst, subject, "reverse mode through __shared__ memory is not supported yet");
+    return true;
+  }
+  return false;
 }
 
 bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject) {

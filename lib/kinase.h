@@ -58,6 +58,9 @@ LLVMValueRef kn_first_non_phi(LLVMBasicBlockRef bb);
  * code; calloc(1, size) and free(p) for shadows and tapes. */
 LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
                           unsigned n);
+/* malloc in device code, stopping the kernel with a message when the
+ * device heap is exhausted. */
+LLVMValueRef kn_device_malloc(LLVMBuilderRef b, LLVMValueRef size);
 LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size);
 void kn_call_free(LLVMBuilderRef b, LLVMValueRef p);
 

@@ -15,7 +15,7 @@ static LLVMValueRef grow_buffer(LLVMBuilderRef b, LLVMValueRef data, LLVMValueRe
     LLVMValueRef args[2] = {data, bytes};
     return kn_call_libc(b, "realloc", ptr(), args, 2);
   }
-  LLVMValueRef grown = kn_call_libc(b, "malloc", ptr(), &bytes, 1);
+  LLVMValueRef grown = kn_device_malloc(b, bytes);
   LLVMBuildMemCpy(b, grown, 8, data, 8, used);
   kn_call_free(b, data);
   return grown;

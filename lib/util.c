@@ -184,6 +184,46 @@ LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, L
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
+/* kinase.device.malloc(n): malloc on the device heap, which is small (8 MB
+ * unless the program raises it): running out stops the kernel with a
+ * message rather than an illegal address later. */
+static LLVMValueRef device_malloc_function(void) {
+  const char *name = "kinase.device.malloc";
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn)
+    return fn;
+  LLVMContextRef ctx = kn_module.ctx;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx), ptr = LLVMPointerTypeInContext(ctx, 0);
+  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ptr, &i64, 1, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, fn, "entry");
+  LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(ctx, fn, "exhausted");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(ctx, fn, "ok");
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef size = LLVMGetParam(fn, 0);
+  LLVMValueRef memory = kn_call_libc(b, "malloc", ptr, &size, 1);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, memory, ""), fail, ok);
+  LLVMPositionBuilderAtEnd(b, fail);
+  LLVMValueRef args[2] = {LLVMBuildGlobalString(b,
+                                                "kinase: the device heap is exhausted by a derivative's "
+                                                "tape (raise cudaLimitMallocHeapSize)\n",
+                                                "kinase.heap.msg"),
+                          LLVMConstPointerNull(ptr)};
+  kn_call_libc(b, "vprintf", LLVMInt32TypeInContext(ctx), args, 2);
+  kn_call_libc(b, "llvm.trap", LLVMVoidTypeInContext(ctx), NULL, 0);
+  LLVMBuildUnreachable(b);
+  LLVMPositionBuilderAtEnd(b, ok);
+  LLVMBuildRet(b, memory);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+LLVMValueRef kn_device_malloc(LLVMBuilderRef b, LLVMValueRef size) {
+  LLVMValueRef fn = device_malloc_function();
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, &size, 1, "");
+}
+
 /* Device code has malloc and free but no calloc. */
 LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(kn_module.ctx), ptr = LLVMPointerTypeInContext(kn_module.ctx, 0);
@@ -192,7 +232,7 @@ LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size) {
     LLVMValueRef args[2] = {LLVMConstInt(i64, 1, 0), size};
     return kn_call_libc(b, "calloc", ptr, args, 2);
   }
-  LLVMValueRef memory = kn_call_libc(b, "malloc", ptr, &size, 1);
+  LLVMValueRef memory = kn_device_malloc(b, size);
   LLVMBuildMemSet(b, memory, LLVMConstInt(LLVMInt8TypeInContext(kn_module.ctx), 0, 0), size, 8);
   return memory;
 }

@@ -27,7 +27,8 @@
 static ValueMap shadows;  /* active global -> its shadow */
 static ValueSet decided;  /* globals examined */
 static ValueSet active;   /* ... of which these have a shadow */
-static ValueSet touching; /* functions found to reach an active global */
+static ValueSet reach_decided; /* functions examined by globals_reached_by */
+static ValueSet touching;      /* ... of which these reach an active global */
 static ValueSet merged;   /* read-only globals beside shadowed memory */
 
 typedef struct {
@@ -40,6 +41,7 @@ void globals_reset(void) {
   vmap_free(&shadows);
   vset_free(&decided);
   vset_free(&active);
+  vset_free(&reach_decided);
   vset_free(&touching);
   vset_free(&merged);
 }
@@ -100,7 +102,7 @@ static bool written_through(LLVMValueRef address, int depth) {
   return false;
 }
 
-bool globals_is_active(LLVMValueRef g) {
+static bool globals_is_active(LLVMValueRef g) {
   if (!LLVMIsAGlobalVariable(g))
     return false;
   if (vset_add(&decided, g)) {
@@ -122,7 +124,7 @@ static unsigned globals_alignment(LLVMValueRef g) {
  * too, is written wherever the primal is. */
 enum { SHARED_ADDRESS_SPACE = 3 };
 
-LLVMValueRef globals_shadow(LLVMValueRef g) {
+static LLVMValueRef globals_shadow(LLVMValueRef g) {
   LLVMValueRef shadow = vmap_get(&shadows, g);
   if (shadow)
     return shadow;
@@ -212,17 +214,6 @@ bool globals_seed(ValueSet *varied, ValueMap *shadow, LLVMBasicBlockRef *blocks)
   return seeded;
 }
 
-static bool uses_active_global(LLVMValueRef v, int depth) {
-  if (globals_is_active(v))
-    return true;
-  if (!LLVMIsAConstantExpr(v) || depth > 8)
-    return false;
-  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-    if (uses_active_global(LLVMGetOperand(v, i), depth + 1))
-      return true;
-  return false;
-}
-
 /* The functions `call` may run: its callee, or for an indirect call the
  * functions devirt.c would compare it with (a stb_ds array). */
 static LLVMValueRef *possible_callees(LLVMValueRef call) {
@@ -234,68 +225,49 @@ static LLVMValueRef *possible_callees(LLVMValueRef call) {
   return one;
 }
 
-static bool reaches_active_global(LLVMValueRef fn, ValueSet *seen);
-
-static bool callees_reach(LLVMValueRef call, ValueSet *seen) {
-  LLVMValueRef *callees = possible_callees(call);
-  bool found = false;
-  for (ptrdiff_t i = 0; i < arrlen(callees) && !found; i++)
-    found = reaches_active_global(callees[i], seen);
-  arrfree(callees);
-  return found;
-}
-
-/* Depth-first over the call graph from `fn`; `seen` guards recursion. Only
- * positive answers are remembered: a negative one met inside a cycle may be
- * premature. */
-static bool reaches_active_global(LLVMValueRef fn, ValueSet *seen) {
-  if (!fn || LLVMIsDeclaration(fn) || vset_has(&touching, fn))
-    return fn && vset_has(&touching, fn);
-  if (!vset_add(seen, fn))
-    return false;
-  bool found = false;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !found; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && !found;
-         inst = LLVMGetNextInstruction(inst)) {
-      for (int i = 0, n = LLVMGetNumOperands(inst); i < n && !found; i++)
-        found = uses_active_global(LLVMGetOperand(inst, i), 0);
-      if (!found && LLVMIsACallInst(inst))
-        found = callees_reach(inst, seen);
-    }
-  if (found)
-    vset_add(&touching, fn);
-  return found;
-}
-
-bool globals_reached_by(LLVMValueRef fn) {
-  ValueSet seen = {0};
-  bool found = reaches_active_global(fn, &seen);
-  vset_free(&seen);
-  return found;
-}
-
-static void collect_shadowed(LLVMValueRef v, ValueSet *found, int depth) {
-  if (vmap_get(&shadows, v)) {
-    vset_add(found, v);
+/* Adds to `found` the globals `accept` takes that `v` is or names inside a
+ * constant expression. */
+static void collect_globals(LLVMValueRef v, bool (*accept)(LLVMValueRef), ValueSet *found, int depth) {
+  if (LLVMIsAGlobalVariable(v)) {
+    if (accept(v))
+      vset_add(found, v);
   } else if (LLVMIsAConstantExpr(v) && depth < 8) {
     for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-      collect_shadowed(LLVMGetOperand(v, i), found, depth + 1);
+      collect_globals(LLVMGetOperand(v, i), accept, found, depth + 1);
   }
 }
 
-static void collect_reached(LLVMValueRef fn, ValueSet *seen, ValueSet *found) {
+/* The globals `accept` takes that `fn`, or a function it may call, uses. */
+static void collect_reached(LLVMValueRef fn, bool (*accept)(LLVMValueRef), ValueSet *seen, ValueSet *found) {
   if (!fn || LLVMIsDeclaration(fn) || !vset_add(seen, fn))
     return;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       for (int i = 0, n = LLVMGetNumOperands(inst); i < n; i++)
-        collect_shadowed(LLVMGetOperand(inst, i), found, 0);
+        collect_globals(LLVMGetOperand(inst, i), accept, found, 0);
       LLVMValueRef *callees = LLVMIsACallInst(inst) ? possible_callees(inst) : NULL;
       for (ptrdiff_t i = 0; i < arrlen(callees); i++)
-        collect_reached(callees[i], seen, found);
+        collect_reached(callees[i], accept, seen, found);
       arrfree(callees);
     }
 }
+
+/* Asked for every call activity meets: the answer is kept per function. */
+bool globals_reached_by(LLVMValueRef fn) {
+  if (!fn || LLVMIsDeclaration(fn))
+    return false;
+  if (vset_add(&reach_decided, fn)) {
+    ValueSet seen = {0}, found = {0};
+    collect_reached(fn, globals_is_active, &seen, &found);
+    if (vset_size(&found))
+      vset_add(&touching, fn);
+    vset_free(&seen);
+    vset_free(&found);
+  }
+  return vset_has(&touching, fn);
+}
+
+static bool has_shadow(LLVMValueRef g) { return vmap_get(&shadows, g) != NULL; }
 
 /* In device code every thread makes its own requests: one thread's clear
  * would wipe what another is computing, so device requests clear nothing. */
@@ -306,7 +278,7 @@ void globals_clear_before(LLVMValueRef before, LLVMValueRef fn) {
 
 static void clear_shadows(LLVMBuilderRef b, LLVMValueRef fn) {
   ValueSet seen = {0}, found = {0};
-  collect_reached(fn, &seen, &found);
+  collect_reached(fn, has_shadow, &seen, &found);
   for (LLVMValueRef g = LLVMGetFirstGlobal(kn_module.mod); g; g = LLVMGetNextGlobal(g)) {
     if (!vset_has(&found, g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == SHARED_ADDRESS_SPACE)
       continue;

@@ -273,10 +273,6 @@ bool activity_call_carries(ValueSet *varied, LLVMValueRef call);
 
 /* ---- globals.c: shadows of mutable globals ---- */
 
-/* Whether global `g` is written by the program and holds floats: it then
- * has a shadow, globals_shadow(g), made on first use. */
-bool globals_is_active(LLVMValueRef g);
-LLVMValueRef globals_shadow(LLVMValueRef g);
 /* Marks as varied, with their shadows in `shadow`, the globals with shadows
  * (and constant addresses into them) that instructions of `blocks` use: the
  * active ones, and read-only ones that a varied pointer phi or select may

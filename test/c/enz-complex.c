@@ -58,17 +58,9 @@ int main(void)
   extern int enzyme_const;
   for (int k = 0; k < 3; k++) {
     double x = xs[k];
-#define CASE(f)                                                                    \
-  do {                                                                             \
-    double fd = central_difference(f, x);                                          \
-    snprintf(what, sizeof what, #f " at %g, reverse", x);                          \
-    check_close(what, __enzyme_autodiff((void *)f, x), fd, 1e-7);                  \
-    snprintf(what, sizeof what, #f " at %g, forward", x);                          \
-    check_close(what, __enzyme_fwddiff((void *)f, x, 1.0), fd, 1e-7);              \
-  } while (0)
-    CASE(cmul);
-    CASE(cdivf);
-    CASE(cfun);
+    check_both_modes(cmul, x, 1e-7);
+    check_both_modes(cdivf, x, 1e-7);
+    check_both_modes(cfun, x, 1e-7);
     double fd = central_difference(cpoly_x, x);
     snprintf(what, sizeof what, "complex polynomial at %g, reverse", x);
     check_close(what, __enzyme_autodiff((void *)cpoly, enzyme_const, C, enzyme_const, 5, x), fd, 1e-7);

@@ -81,21 +81,12 @@ double in_struct(double x)
 int main(void)
 {
   static const double xs[] = {0.4, 1.3};
-  char what[64];
   for (int k = 0; k < 2; k++) {
     double x = xs[k];
-#define CASE(f)                                                                    \
-  do {                                                                             \
-    double fd = central_difference(f, x);                                          \
-    snprintf(what, sizeof what, #f " at %g, reverse", x);                          \
-    check_close(what, __enzyme_autodiff((void *)f, x), fd, 1e-7);                  \
-    snprintf(what, sizeof what, #f " at %g, forward", x);                          \
-    check_close(what, __enzyme_fwddiff((void *)f, x, 1.0), fd, 1e-7);              \
-  } while (0)
-    CASE(fill_loop);
-    CASE(one_iteration);
-    CASE(accumulate);
-    CASE(in_struct);
+    check_both_modes(fill_loop, x, 1e-7);
+    check_both_modes(one_iteration, x, 1e-7);
+    check_both_modes(accumulate, x, 1e-7);
+    check_both_modes(in_struct, x, 1e-7);
   }
   return check_exit();
 }

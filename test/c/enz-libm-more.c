@@ -35,21 +35,12 @@ double steps(double x)
 int main(void)
 {
   static const double xs[] = {0.8, 1.7, 3.3};
-  char what[64];
   for (int k = 0; k < 3; k++) {
     double x = xs[k];
-#define CASE(f)                                                                    \
-  do {                                                                             \
-    double fd = central_difference(f, x);                                          \
-    snprintf(what, sizeof what, #f " at %g, reverse", x);                          \
-    check_close(what, __enzyme_autodiff((void *)f, x), fd, 1e-6);                  \
-    snprintf(what, sizeof what, #f " at %g, forward", x);                          \
-    check_close(what, __enzyme_fwddiff((void *)f, x, 1.0), fd, 1e-6);              \
-  } while (0)
-    CASE(bessel);
-    CASE(gammas);
-    CASE(sc);
-    CASE(steps);
+    check_both_modes(bessel, x, 1e-6);
+    check_both_modes(gammas, x, 1e-6);
+    check_both_modes(sc, x, 1e-6);
+    check_both_modes(steps, x, 1e-6);
   }
   return check_exit();
 }

@@ -77,21 +77,12 @@ double with_switch(double x)
 int main(void)
 {
   static const double xs[] = {0.2, 0.6, 1.1, 1.9};
-  char what[80];
   for (int k = 0; k < 4; k++) {
     double x = xs[k];
-#define CASE(f)                                                                    \
-  do {                                                                             \
-    double fd = central_difference(f, x);                                          \
-    snprintf(what, sizeof what, #f " at %g, reverse", x);                          \
-    check_close(what, __enzyme_autodiff((void *)f, x), fd, 1e-6);                  \
-    snprintf(what, sizeof what, #f " at %g, forward", x);                          \
-    check_close(what, __enzyme_fwddiff((void *)f, x, 1.0), fd, 1e-6);              \
-  } while (0)
-    CASE(nested_return);
-    CASE(break_continue);
-    CASE(three_exits);
-    CASE(with_switch);
+    check_both_modes(nested_return, x, 1e-6);
+    check_both_modes(break_continue, x, 1e-6);
+    check_both_modes(three_exits, x, 1e-6);
+    check_both_modes(with_switch, x, 1e-6);
   }
   return check_exit();
 }

@@ -3,6 +3,8 @@
  *   check_close("f'(2)", got, want, 1e-12);   prints "FAIL f'(2): got .. want .."
  *   check_true("converged", ok);              prints "FAIL converged" when !ok
  *   central_difference(f, x)                  (f(x+h) - f(x-h)) / 2h, for f: double -> double
+ *   check_both_modes(f, x, rtol);             f'(x) from __enzyme_autodiff and __enzyme_fwddiff
+ *                                             against central_difference(f, x)
  *   return check_exit();                      prints PASS, or how many checks failed;
  *                                             returns the exit status (0 or 1)
  *
@@ -53,6 +55,19 @@ static inline double central_difference(double (*f)(double), double x) {
   double h = central_difference_step(x);
   return (f(x + h) - f(x - h)) / (2 * h);
 }
+
+/* A macro, because a derivative request needs the function itself, not a
+ * pointer held in a variable. The test declares __enzyme_autodiff and
+ * __enzyme_fwddiff returning double. */
+#define check_both_modes(f, x, rtol)                                                               \
+  do {                                                                                             \
+    double check_fd_ = central_difference(f, x);                                                   \
+    char check_what_[96];                                                                          \
+    snprintf(check_what_, sizeof check_what_, #f " at %g, reverse", (x));                          \
+    check_close(check_what_, __enzyme_autodiff((void *)f, (x)), check_fd_, rtol);                  \
+    snprintf(check_what_, sizeof check_what_, #f " at %g, forward", (x));                          \
+    check_close(check_what_, __enzyme_fwddiff((void *)f, (x), 1.0), check_fd_, rtol);              \
+  } while (0)
 
 static inline int check_exit(void) {
   if (check_failures_ == 0) {

@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(
   clang-22 llvm-22-dev llvm-22-tools lld-22   # compiler, LLVM C API, FileCheck/lit, linker
+  clang-tools-22                              # clang-linker-wrapper (CUDA links)
+  libclang-rt-22-dev                          # sanitizer runtimes (robustness tests)
   cmake ninja-build                           # build
   libstb-dev                                  # stb_ds.h (hash maps, arrays)
   python3 python3-psutil                      # lit, and its per-test timeout

@@ -1,12 +1,20 @@
 /* Kinase internals: the one header every file of lib/ includes.
  *
- * The pass runs once per module (kn_run_on_module, pass.c). It finds the
- * derivative requests (__enzyme_* calls), turns each into a Signature
- * (abi.c), and asks for the derivative function (derive.c), which is
- * generated from a simplified copy of the user's function (clone.c,
- * simplify.c) by the mode's generator (forward.c) with the help of the rule
- * tables (rules.c, rules/ *.def). User errors go through diag.c; broken
- * internal invariants through kn_die.
+ * lib/ has one folder per stage, each using only those listed after it:
+ *   abi/      the pass (pass.c), the Enzyme entry points (abi.c) and the
+ *             derivative cache (derive.c), the one place that knows both
+ *             generators and is called back by them for callees;
+ *   forward/, reverse/   the generators;
+ *   cuda/     kernels and the host code that launches them;
+ *   rules/    the rule tables and the user's registrations;
+ *   analysis/ activity, global shadows, devirtualisation, float bits;
+ *   core/     IR utilities, CFG, cloning, simplification, diagnostics.
+ * The pass runs once per module (kn_run_on_module). It finds the derivative
+ * requests (__enzyme_* calls), turns each into a Signature, and asks the
+ * cache for the derivative function, which is generated from a simplified
+ * copy of the user's function by the mode's generator with the help of the
+ * rule tables. User errors go through core/diag.c; broken internal
+ * invariants through kn_die.
  */
 #ifndef KINASE_INTERNAL_H
 #define KINASE_INTERNAL_H

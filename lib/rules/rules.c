@@ -8,10 +8,10 @@
 #define PARTIAL(name)                                                                              \
   LLVMValueRef name(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef y, unsigned i);
 #define MATH(name, intrinsic, nargs, partial) PARTIAL(partial)
-#include "rules/math.def"
+#include "math.def"
 #undef MATH
 #define ARITH(opcode, partial) PARTIAL(partial)
-#include "rules/arith.def"
+#include "arith.def"
 #undef ARITH
 
 static const struct {
@@ -19,7 +19,7 @@ static const struct {
   PartialFn partial;
 } arith_table[] = {
 #define ARITH(opcode, partial) {opcode, partial},
-#include "rules/arith.def"
+#include "arith.def"
 #undef ARITH
 };
 
@@ -36,7 +36,7 @@ static const struct {
   PartialFn partial;
 } math_table[] = {
 #define MATH(name, intrinsic, nargs, partial) {name, intrinsic, nargs, partial},
-#include "rules/math.def"
+#include "math.def"
 #undef MATH
 };
 
@@ -46,12 +46,12 @@ static const struct {
   unsigned arg;
 } call_table[] = {
 #define CALL(name, kind, arg) {name, kind, arg},
-#include "rules/calls.def"
+#include "calls.def"
 #undef CALL
 };
 
 #define MODEL(name, body) LLVMValueRef body(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result);
-#include "rules/models.def"
+#include "models.def"
 #undef MODEL
 
 static const struct {
@@ -59,7 +59,7 @@ static const struct {
   ModelFn body;
 } model_table[] = {
 #define MODEL(name, body) {name, body},
-#include "rules/models.def"
+#include "models.def"
 #undef MODEL
 };
 

@@ -1,0 +1,119 @@
+/* The contract between the code Kinase generates for CUDA host functions and
+ * the host runtime (libkinase_rt.a). Generated code calls these functions;
+ * users never do. docs/cuda.md describes the conventions for users.
+ *
+ * Derivative kernels. For a __global__ kernel K whose PTX name is NAME, the
+ * device module Kinase compiled holds:
+ *   __kinase_kinfo_NAME  a KinaseKernelInfo, then one uint32_t per parameter;
+ *   __kinase_kwhy_NAME   instead of the kernels below, when K cannot be
+ *                        differentiated: a NUL-terminated reason;
+ *   __kinase_krev_PAT_NAME  reverse kernels: each thread re-runs its part of
+ *                        K, then its reverse sweep;
+ *   __kinase_kfwd_PAT_NAME  forward (tangent) kernels: primal and tangents.
+ * PAT has one letter per pointer parameter, in order: 'd' (the shadow is
+ * used) or 'c' (Const: the shadow is ignored, no adjoint is written).
+ * Parameters of both kinds of derivative kernel: every parameter of K, in
+ * order, each followed by
+ *   - a pointer parameter: its shadow (may be NULL where PAT says 'c');
+ *   - an active by-value float parameter (KINASE_PARAM_FLOAT): in reverse
+ *     kernels a pointer to a device accumulator of its type, to which every
+ *     thread adds its adjoint (NULL: not wanted); in forward kernels its
+ *     tangent, by value;
+ *   - any other parameter: nothing.
+ */
+#ifndef KINASE_CUDA_H
+#define KINASE_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KINASE_KERNEL_INFO_MAGIC 0x314e494bu /* "KIN1" */
+
+/* Per parameter: the low 16 bits are its size in bytes. */
+enum {
+  KINASE_PARAM_SIZE = 0xffffu,
+  KINASE_PARAM_POINTER = 1u << 16, /* a pointer: shadows follow it */
+  KINASE_PARAM_READ = 1u << 17,    /* K may read memory through it */
+  KINASE_PARAM_WRITTEN = 1u << 18, /* K may write memory through it */
+  KINASE_PARAM_FLOAT = 1u << 19,   /* a float or double passed by value */
+};
+
+/* Kernel-wide facts. */
+enum {
+  /* K may write memory not reached through its pointer parameters (a
+   * __device__ global, a pointer loaded from memory): its launch is never
+   * skipped, and snapshots cannot cover what it reads there. */
+  KINASE_KERNEL_WRITES_OTHER = 1u << 0,
+  /* Likewise for reads. */
+  KINASE_KERNEL_READS_OTHER = 1u << 1,
+};
+
+typedef struct {
+  uint32_t magic;   /* KINASE_KERNEL_INFO_MAGIC */
+  uint32_t nparams; /* followed by nparams uint32_t */
+  uint32_t flags;   /* KINASE_KERNEL_* */
+} KinaseKernelInfo;
+
+/* What the compiler knows of each argument of a differentiated launch, one
+ * letter per kernel parameter in the `modes` strings below:
+ *   'c'  Const, or not a pointer or float: no shadow;
+ *   'd'  a pointer with a shadow;
+ *   'n'  a pointer with a shadow whose primal result is not needed
+ *        (enzyme_dupnoneed): a launch that writes nothing else is skipped;
+ *   'o'  an active float passed by value. */
+
+typedef struct KinaseLaunch KinaseLaunch;
+
+/* The forward sweep of a launch of `kernel` (the host stub, as
+ * cudaLaunchKernel takes it) with grid, block, dynamic shared memory and
+ * stream. args[i] points to the value of parameter i (as cudaLaunchKernel
+ * takes them); shadows[i] points to the shadow of pointer parameter i where
+ * modes[i] is 'd' or 'n', and is NULL otherwise. Launches K (unless skipped),
+ * remembers what the reverse sweep needs, and returns it. `where` names the
+ * differentiated host function, for messages. */
+KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3],
+                                      const uint32_t block[3], size_t shmem, void *stream,
+                                      void **args, void **shadows, const char *modes,
+                                      const char *where);
+
+/* The reverse sweep of that launch: launches the reverse kernel with the
+ * same configuration, on the same stream. For each parameter with modes[i]
+ * == 'o', stores the sum over threads of its adjoint into *adjoints[i] (a
+ * host float or double, the parameter's type). Frees `launch`. */
+void __kinase_launch_reverse(KinaseLaunch *launch, void **adjoints);
+
+/* Forward mode: launches the forward kernel in place of K. tangents[i]
+ * points to the shadow of a pointer parameter ('d'), or to the tangent of a
+ * float parameter ('o'); NULL otherwise. */
+void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const uint32_t block[3],
+                             size_t shmem, void *stream, void **args, void **tangents,
+                             const char *modes, const char *where);
+
+/* Before the forward sweep writes [dst, dst + bytes) (a copy, a memset):
+ * launches still waiting for their reverse sweep that read this memory keep
+ * a copy of it first. */
+void __kinase_before_write(const void *dst, size_t bytes, void *stream, const char *where);
+
+/* The reverse of a copy of `bytes` from src to dst (cudaMemcpyKind `kind`,
+ * cudaMemcpyDefault decided from the pointers): dsrc += ddst element by
+ * element (floats of `element_size` bytes: 4 or 8), then ddst = 0. On
+ * `stream` (NULL: the default stream); returns once host memory involved
+ * is updated. A NULL dsrc only zeroes ddst. */
+void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void *stream,
+                           int element_size, const char *where);
+
+/* Shadows of allocations: `how` says which allocator the primal used. */
+enum {
+  KINASE_ALLOC_DEVICE,  /* cudaMalloc, cudaMallocAsync, cuMemAlloc */
+  KINASE_ALLOC_MANAGED, /* cudaMallocManaged */
+  KINASE_ALLOC_HOST,    /* cudaMallocHost, cudaHostAlloc */
+};
+/* A zeroed shadow of `bytes` bytes, allocated as the primal was. */
+void *__kinase_shadow_alloc(size_t bytes, int how, void *stream, const char *where);
+void __kinase_shadow_free(void *shadow, int how, void *stream, const char *where);
+
+/* Reports a failed CUDA call of generated code and exits:
+ * "kinase: <call> failed: <CUDA error string> (derivative of <where>)". */
+void __kinase_cuda_check(int status, const char *call, const char *where);
+
+#endif

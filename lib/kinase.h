@@ -62,8 +62,11 @@ LLVMValueRef kn_underlying_object(LLVMValueRef ptr); /* through GEPs and casts *
  * working on shadows or recomputing a value may not meet it. */
 void kn_drop_metadata(LLVMValueRef inst);
 LLVMValueRef kn_first_non_phi(LLVMBasicBlockRef bb);
-/* Calls C library function `name` (declared on first use) from generated
- * code; calloc(1, size) and free(p) for shadows and tapes. */
+/* A builder at the start of fn's entry block, for allocas. */
+LLVMBuilderRef kn_entry_builder(LLVMValueRef fn);
+/* Calls C library or Kinase runtime function `name` (declared on first
+ * use, from the arguments' types) from generated code; calloc(1, size) and
+ * free(p) for shadows and tapes. */
 LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
                           unsigned n);
 /* malloc in device code, stopping the kernel with a message when the
@@ -78,6 +81,9 @@ void kn_call_free(LLVMBuilderRef b, LLVMValueRef p);
  * function itself) while differentiating `subject`, the user's function. */
 void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...);
 int kn_error_count(void);
+/* Until called again with NULL, errors are not reported: the first one's
+ * message goes to *first (if still NULL; the caller frees it). */
+void kn_capture_errors(char **first);
 
 /* ---- options (plugin.cpp and the environment) ---- */
 bool kn_want_print(void);
@@ -99,6 +105,11 @@ typedef struct {
   bool ret_tangent; /* forward: return the tangent of the result */
   bool ret_primal;  /* also return the primal result, as {primal, tangent} */
   bool adjacent;    /* reverse: nothing runs between the two sweeps (a request) */
+  /* Bit i: nothing writes the memory parameter i points to while the pair
+   * runs, not even through another pointer (a derivative kernel's read-only
+   * parameters: the runtime copies what a launch also writes), so loads
+   * through it are repeated in the reverse sweep, not recorded. */
+  unsigned long long frozen;
 } Signature;
 
 const char *activity_name(Activity activity);
@@ -131,6 +142,13 @@ bool abi_lower_request(LLVMValueRef call, RequestKind kind);
  * differentiated (a second-order request), and once all are. */
 void abi_size_tape_slots(void);
 void abi_reset(void);
+/* Forgets the tape slots of requests in `fn`, which is about to go. */
+void abi_drop_tape_slots_in(LLVMValueRef fn);
+/* For generated code (CUDA derivative kernels): both sweeps of `sig`, a
+ * function returning void, called with `b` as a request would call them;
+ * args holds the primals, each followed by its shadow where dup. Returns
+ * the call of the reverse sweep (the adjoints of enzyme_out parameters). */
+LLVMValueRef abi_call_gradient(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n);
 
 /* ---- derive.c: the derivative cache and work list ---- */
 
@@ -332,6 +350,21 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
 /* Links the __nv_* functions that generated code calls but the module lacks. */
 void libdevice_link_missing(void);
 
+/* ---- cuda/kernels.c: derivative kernels for launches (device modules) ---- */
+
+/* Gives every __global__ kernel of the module its derivative kernels and
+ * the facts the runtime needs (runtime/kinase_cuda.h), or the reason it has
+ * none. */
+void cuda_emit_kernel_derivatives(void);
+
+/* ---- cuda/launch.c: kernel launches in host code ---- */
+
+/* Whether `fn` is a kernel's host stub (it launches itself). */
+bool cuda_is_launch_stub(LLVMValueRef fn);
+/* Fills the derivatives of stub sig->fn: `aug` and `deriv` (the reverse
+ * sweep) in reverse mode, `deriv` in forward mode. */
+bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv);
+
 /* ---- forward.c ---- */
 
 /* Fills the body of `deriv`, the forward derivative for `sig`. */
@@ -362,6 +395,14 @@ typedef LLVMValueRef (*PartialFn)(LLVMBuilderRef b, LLVMValueRef *args, LLVMValu
 /* Builds the body of a model (RULE_MODEL) from its parameters. */
 typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMTypeRef result);
 
+/* A CUDA runtime call whose memory rule the Kinase runtime mirrors
+ * (rules/cuda.def, cuda/memory.c). */
+typedef struct CudaCall {
+  int how;        /* allocations and frees: KINASE_ALLOC_* */
+  int kind_arg;   /* copies: the cudaMemcpyKind argument, or -1 */
+  int stream_arg; /* the stream argument, or -1 for the default stream */
+} CudaCall;
+
 struct Rule {
   const char *name; /* C name, or intrinsic base name ("llvm.sin") */
   RuleKind kind;
@@ -374,6 +415,7 @@ struct Rule {
    * (__enzyme_allocation_like). Shadows come from calloc and go to free:
    * they never depend on the user's arena. */
   bool foreign;
+  const CudaCall *cuda; /* a CUDA runtime call, or NULL */
 };
 
 const Rule *rule_for_call(LLVMValueRef call);
@@ -398,6 +440,26 @@ LLVMValueRef math_fneg(LLVMBuilderRef b, LLVMValueRef x);
 /* digamma(x), the derivative of lgamma: a call of a helper emitted into the
  * module once per float type (rules/digamma.c). */
 LLVMValueRef math_digamma(LLVMBuilderRef b, LLVMValueRef x);
+
+/* ---- cuda/memory.c: CUDA memory calls in host code, through the runtime ---- */
+
+LLVMValueRef cuda_stream_operand(const Rule *rule, LLVMValueRef call); /* NULL: default */
+LLVMValueRef cuda_kind_operand(const Rule *rule, LLVMValueRef call);   /* cudaMemcpyKind */
+/* Before the forward sweep writes `bytes` at dst (NULL bytes: the whole
+ * allocation, which is about to be freed). */
+void cuda_before_write(LLVMBuilderRef b, LLVMValueRef dst, LLVMValueRef bytes, LLVMValueRef stream,
+                       LLVMValueRef subject);
+LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef bytes,
+                               LLVMValueRef stream, LLVMValueRef subject);
+void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
+                      LLVMValueRef subject);
+/* dsrc += ddst (floats of element_size bytes), then ddst = 0; a NULL dsrc
+ * only zeroes ddst. */
+void cuda_copy_reverse(LLVMBuilderRef b, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMValueRef bytes,
+                       LLVMValueRef kind, LLVMValueRef stream, unsigned element_size,
+                       LLVMValueRef subject);
+/* Reports and returns true for a call of the CUDA API that has no rule. */
+bool cuda_unknown_api_call(LLVMValueRef call, LLVMValueRef subject);
 
 /* ---- coerce.c: matching the types the caller used ---- */
 

@@ -11,7 +11,12 @@
  *                        K, then its reverse sweep;
  *   __kinase_kfwd_PAT_NAME  forward (tangent) kernels: primal and tangents.
  * PAT has one letter per pointer parameter, in order: 'd' (the shadow is
- * used) or 'c' (Const: the shadow is ignored, no adjoint is written).
+ * used) or 'c' (Const: the shadow is ignored, no adjoint is written). Only
+ * parameters the kernel only reads, as floats, vary: those with
+ * KINASE_PARAM_NO_FLOATS are always 'c', and those with KINASE_PARAM_WRITTEN
+ * always 'd' (for a Const one, the runtime passes a zeroed scratch shadow
+ * of the allocation's size). That halves the kernels per such parameter
+ * and keeps compile times close to clang's.
  * Parameters of both kinds of derivative kernel: every parameter of K, in
  * order, each followed by
  *   - a pointer parameter: its shadow (may be NULL where PAT says 'c');
@@ -36,6 +41,9 @@ enum {
   KINASE_PARAM_READ = 1u << 17,    /* K may read memory through it */
   KINASE_PARAM_WRITTEN = 1u << 18, /* K may write memory through it */
   KINASE_PARAM_FLOAT = 1u << 19,   /* a float or double passed by value */
+  KINASE_PARAM_NO_FLOATS = 1u << 20, /* a pointer through which no float moves */
+  KINASE_PARAM_F32 = 1u << 21,     /* a pointer through which only floats move */
+  KINASE_PARAM_F64 = 1u << 22,     /* a pointer through which only doubles move */
 };
 
 /* Kernel-wide facts. */
@@ -96,7 +104,11 @@ void __kinase_before_write(const void *dst, size_t bytes, void *stream, const ch
 
 /* The reverse of a copy of `bytes` from src to dst (cudaMemcpyKind `kind`,
  * cudaMemcpyDefault decided from the pointers): dsrc += ddst element by
- * element (floats of `element_size` bytes: 4 or 8), then ddst = 0. On
+ * element (floats of `element_size` bytes: 4 or 8), then ddst = 0.
+ * element_size 0: the host code never reads the memory as numbers; the
+ * element type is what the kernels launched with it (or its shadow) use,
+ * KINASE_PARAM_F32 / F64, which the runtime remembers per allocation, and a
+ * copy whose type no launch told is an error at run time. On
  * `stream` (NULL: the default stream); returns once host memory involved
  * is updated. A NULL dsrc only zeroes ddst. */
 void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void *stream,

@@ -353,14 +353,16 @@ typedef struct {
 } TapeSlot;
 static TapeSlot *tape_slots;
 
-static LLVMValueRef tape_slot(Request *r, const Signature *sig) {
-  LLVMValueRef caller = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call));
-  LLVMBuilderRef entry = LLVMCreateBuilderInContext(kn_module.ctx);
-  LLVMPositionBuilderBefore(entry, kn_first_non_phi(LLVMGetEntryBasicBlock(caller)));
+static LLVMValueRef tape_slot_in(LLVMValueRef caller, const Signature *sig) {
+  LLVMBuilderRef entry = kn_entry_builder(caller);
   LLVMValueRef slot = LLVMBuildAlloca(entry, LLVMInt8TypeInContext(kn_module.ctx), "tape.slot");
   LLVMDisposeBuilder(entry);
   arrput(tape_slots, ((TapeSlot){slot, *sig}));
   return slot;
+}
+
+static LLVMValueRef tape_slot(Request *r, const Signature *sig) {
+  return tape_slot_in(LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call)), sig);
 }
 
 void abi_size_tape_slots(void) {
@@ -383,7 +385,30 @@ void abi_size_tape_slots(void) {
   tape_slots = unsized;
 }
 
+void abi_drop_tape_slots_in(LLVMValueRef fn) {
+  for (ptrdiff_t i = arrlen(tape_slots) - 1; i >= 0; i--)
+    if (LLVMGetBasicBlockParent(LLVMGetInstructionParent(tape_slots[i].slot)) == fn)
+      arrdel(tape_slots, i);
+}
+
 void abi_reset(void) { arrfree(tape_slots); }
+
+static LLVMValueRef last_field(LLVMBuilderRef b, LLVMValueRef aggregate, const char *name) {
+  return LLVMBuildExtractValue(b, aggregate, LLVMCountStructElementTypes(LLVMTypeOf(aggregate)) - 1, name);
+}
+
+LLVMValueRef abi_call_gradient(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n) {
+  sig->ret_tangent = false;
+  sig->adjacent = true;
+  LLVMValueRef aug_args[2 * KN_MAX_PARAMS + 1];
+  memcpy(aug_args, args, n * sizeof *args);
+  aug_args[n] = tape_slot_in(LLVMGetBasicBlockParent(LLVMGetInsertBlock(b)), sig);
+  LLVMValueRef aug = LLVMBuildCall2(b, derive_aug_type(sig), derive_aug(sig), aug_args, n + 1, "");
+  LLVMValueRef rev_args[2 * KN_MAX_PARAMS + 1];
+  memcpy(rev_args, args, n * sizeof *args);
+  rev_args[n] = last_field(b, aug, "tape");
+  return LLVMBuildCall2(b, derive_type(sig), derive_get(sig), rev_args, n + 1, "");
+}
 
 static LLVMValueRef call_aug(Request *r, Signature *sig, LLVMTypeRef ret, bool adjacent) {
   sig->ret_tangent = kn_is_float_type(ret);
@@ -406,10 +431,6 @@ static LLVMValueRef call_rev(Request *r, Signature *sig, LLVMValueRef seed, LLVM
     args[n++] = seed;
   args[n++] = tape;
   return LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), args, n, "");
-}
-
-static LLVMValueRef last_field(LLVMBuilderRef b, LLVMValueRef aggregate, const char *name) {
-  return LLVMBuildExtractValue(b, aggregate, LLVMCountStructElementTypes(LLVMTypeOf(aggregate)) - 1, name);
 }
 
 static bool call_gradient(Request *r, Signature *sig, LLVMTypeRef ret) {
@@ -494,6 +515,29 @@ static bool call_split_reverse(Request *r, Signature *sig, LLVMTypeRef ret, unsi
   return check_all_read(r, cursor) && return_gradients(r, call_rev(r, sig, seed, tape));
 }
 
+/* An invoke ends its block: in its place goes an invoke of a function that
+ * does nothing and cannot throw, so the unwind edge and the phis behind it
+ * stay valid until the optimiser removes both. */
+static void replace_invoke(LLVMValueRef invoke) {
+  LLVMValueRef nothing = LLVMGetNamedFunction(kn_module.mod, "kinase.request.done");
+  LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(kn_module.ctx), NULL, 0, 0);
+  if (!nothing) {
+    nothing = LLVMAddFunction(kn_module.mod, "kinase.request.done", type);
+    LLVMSetLinkage(nothing, LLVMInternalLinkage);
+    LLVMAddAttributeAtIndex(nothing, LLVMAttributeFunctionIndex,
+                               LLVMCreateEnumAttribute(kn_module.ctx,
+                                                       LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, nothing, "entry"));
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+  }
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMPositionBuilderBefore(b, invoke);
+  LLVMBuildInvoke2(b, type, nothing, NULL, 0, LLVMGetNormalDest(invoke), LLVMGetUnwindDest(invoke), "");
+  LLVMDisposeBuilder(b);
+}
+
 bool abi_lower_request(LLVMValueRef call, RequestKind kind) {
   Request r = {.call = call,
                .kind = kind,
@@ -508,6 +552,8 @@ bool abi_lower_request(LLVMValueRef call, RequestKind kind) {
   n = n > 2 * KN_MAX_PARAMS + 8 ? 2 * KN_MAX_PARAMS + 8 : n;
   for (unsigned i = 0; i < n; i++)
     operands[i] = LLVMGetOperand(call, i);
+  if (LLVMIsAInvokeInst(call))
+    replace_invoke(call);
   LLVMInstructionEraseFromParent(call);
   erase_dead_markers(operands, n);
   LLVMDisposeBuilder(r.b);

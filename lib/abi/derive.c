@@ -30,8 +30,8 @@ static char *cache_key(const Signature *sig) {
   for (unsigned i = 0; i < sig->nparams; i++)
     pattern[i] = "cdno"[sig->params[i]];
   pattern[sig->nparams] = 0;
-  return kn_strdup_printf("%s|%d|%s|%d%d%d", kn_function_name(sig->fn), sig->mode, pattern,
-                          sig->ret_tangent, sig->ret_primal, sig->adjacent);
+  return kn_strdup_printf("%s|%d|%s|%d%d%d|%llx", kn_function_name(sig->fn), sig->mode, pattern,
+                          sig->ret_tangent, sig->ret_primal, sig->adjacent, sig->frozen);
 }
 
 /* The primal parameters, each followed by its shadow where dup. */
@@ -202,8 +202,9 @@ static void generate(Job *job) {
     job->state = JOB_DONE;
     return;
   }
-  bool ok = job->sig.mode == MODE_FORWARD ? forward_generate(&job->sig, job->deriv)
-                                          : reverse_generate(&job->sig, job->aug, job->deriv);
+  bool ok = cuda_is_launch_stub(job->sig.fn) ? cuda_generate_launch(&job->sig, job->aug, job->deriv)
+            : job->sig.mode == MODE_FORWARD ? forward_generate(&job->sig, job->deriv)
+                                            : reverse_generate(&job->sig, job->aug, job->deriv);
   if (ok && (!verify(job->deriv) || !verify(job->aug))) {
     if (kn_want_print()) {
       LLVMDumpValue(job->deriv);

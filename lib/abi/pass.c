@@ -57,14 +57,16 @@ static int entry_point_of(LLVMValueRef call) {
 }
 
 /* Calls of every function whose name contains an entry point's name (C++
- * mangles it: _Z16__enzyme_fwddiffPvz), in the order of the source. */
+ * mangles it: _Z16__enzyme_fwddiffPvz), in the order of the source; invokes
+ * too, where C++ locals may need destroying. */
 static Request *find_requests(void) {
   Request *requests = NULL;
   for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-        int e = LLVMIsACallInst(inst) ? entry_point_of(inst) : -1;
-        if (LLVMIsACallInst(inst) && e < 0)
+        bool call = LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst);
+        int e = call ? entry_point_of(inst) : -1;
+        if (call && e < 0)
           refuse_unsupported(inst);
         if (e >= 0)
           arrput(requests, ((Request){inst, entry_points[e].kind}));
@@ -98,6 +100,8 @@ int kn_run_on_module(LLVMModuleRef mod) {
     abi_lower_request(requests[i].call, requests[i].kind);
   derive_drain();
   abi_size_tape_slots();
+  if (kn_module.gpu)
+    cuda_emit_kernel_derivatives();
   globals_emit_clears();
   iter_lower();
   derive_reset();
@@ -107,7 +111,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
   delete_models();
   if (kn_module.gpu)
     libdevice_link_missing();
-  bool changed = arrlen(requests) > 0;
+  bool changed = arrlen(requests) > 0 || kn_module.gpu;
   arrfree(requests);
   return changed;
 }

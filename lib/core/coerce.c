@@ -7,13 +7,7 @@
 static LLVMValueRef through_memory(LLVMBuilderRef b, LLVMValueRef value, LLVMTypeRef type) {
   LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
   LLVMValueRef fn = LLVMGetBasicBlockParent(here);
-  LLVMBuilderRef entry = LLVMCreateBuilderInContext(kn_module.ctx);
-  LLVMBasicBlockRef first = LLVMGetEntryBasicBlock(fn);
-  LLVMValueRef at = LLVMGetFirstInstruction(first);
-  if (at)
-    LLVMPositionBuilderBefore(entry, at);
-  else
-    LLVMPositionBuilderAtEnd(entry, first);
+  LLVMBuilderRef entry = kn_entry_builder(fn);
   LLVMValueRef slot = LLVMBuildAlloca(entry, LLVMTypeOf(value), "coerce");
   LLVMDisposeBuilder(entry);
   LLVMBuildStore(b, value, slot);

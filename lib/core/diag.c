@@ -12,11 +12,16 @@ void kn_report_error(LLVMContextRef context, LLVMValueRef function, LLVMMetadata
                      const char *message);
 
 static int error_count;
+/* While set (kn_capture_errors), errors land here instead: the first one's
+ * message, for code generated speculatively (derivative kernels). */
+static char **capture;
 /* One function differentiated twice (both modes, several activities) would
  * say the same thing twice. */
 static struct { char *key; int value; } *said;
 
 int kn_error_count(void) { return error_count; }
+
+void kn_capture_errors(char **first) { capture = first; }
 
 static LLVMMetadataRef line_of(LLVMValueRef inst) {
   LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
@@ -66,6 +71,13 @@ void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
                   : function ? kn_strdup_printf("kinase: in function '%s': %s%s",
                                                 kn_function_name(function), what, hint)
                              : kn_strdup_printf("kinase: %s", what);
+  if (capture) {
+    if (!*capture)
+      *capture = message;
+    else
+      free(message);
+    return;
+  }
   char *key = kn_strdup_printf("%p|%s", (void *)location, message);
   if (!said)
     sh_new_strdup(said);

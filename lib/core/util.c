@@ -172,12 +172,23 @@ LLVMValueRef kn_first_non_phi(LLVMBasicBlockRef bb) {
   return inst;
 }
 
+LLVMBuilderRef kn_entry_builder(LLVMValueRef fn) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  LLVMValueRef first = kn_first_non_phi(entry);
+  if (first)
+    LLVMPositionBuilderBefore(b, first);
+  else
+    LLVMPositionBuilderAtEnd(b, entry);
+  return b;
+}
+
 LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
                           unsigned n) {
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
   if (!fn) {
-    LLVMTypeRef params[4];
-    for (unsigned i = 0; i < n; i++)
+    LLVMTypeRef params[16];
+    for (unsigned i = 0; i < n && i < 16; i++)
       params[i] = LLVMTypeOf(args[i]);
     fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ret, params, n, 0));
   }

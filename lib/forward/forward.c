@@ -221,6 +221,32 @@ static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
   }
 }
 
+/* CUDA calls the generic memory rules do not cover: shadows come from the
+ * runtime, and a copy of memory without tangents zeroes the destination's
+ * wherever it lives. False leaves the call to memory_call. */
+static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0), stream = cuda_stream_operand(rule, call);
+  switch (rule->kind) {
+  case RULE_POSIX_MEMALIGN:
+    if (is_varied(f, dst))
+      LLVMBuildStore(f->b, cuda_shadow_alloc(f->b, rule, LLVMGetOperand(call, rule->arg), stream, f->sig->fn),
+                     tangent_of(f, dst, call));
+    return true;
+  case RULE_FREE:
+    if (is_varied(f, dst))
+      cuda_shadow_free(f->b, rule, tangent_of(f, dst, call), stream, f->sig->fn);
+    return true;
+  case RULE_MEMCPY:
+    if (!is_varied(f, dst) || is_varied(f, LLVMGetOperand(call, 1)))
+      return false;
+    cuda_copy_reverse(f->b, NULL, tangent_of(f, dst, call), LLVMGetOperand(call, 2),
+                      cuda_kind_operand(rule, call), stream, 4, f->sig->fn);
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* A registered tangent function takes every argument, each pointer or float
  * followed by its tangent, and returns the result's tangent. */
 static void call_custom_forward(Forward *f, LLVMValueRef call, LLVMValueRef tangent_fn) {
@@ -279,7 +305,12 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
     return;
   }
   if (rule) {
-    memory_call(f, call, rule);
+    if (!rule->cuda || !cuda_memory_tangent(f, call, rule))
+      memory_call(f, call, rule);
+    return;
+  }
+  if (cuda_unknown_api_call(call, f->sig->fn)) {
+    f->failed = true;
     return;
   }
   if (!activity_call_carries(&f->varied, call) && !is_varied(f, call))

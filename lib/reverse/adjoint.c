@@ -265,8 +265,47 @@ static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element) {
   return fn;
 }
 
+/* CUDA memory calls, through the runtime: it knows where each shadow
+ * lives (host or device) and moves adjoints across. */
+static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1);
+  LLVMValueRef stream = rev_primal(r, cuda_stream_operand(rule, call));
+  switch (rule->kind) {
+  case RULE_POSIX_MEMALIGN:
+    cuda_shadow_free(r->b, rule, rev_primal(r, vmap_get(&r->shadow, call)), stream, r->sig->fn);
+    return;
+  case RULE_MEMSET:
+  case RULE_MEMCPY: {
+    if (!is_varied(r, dst))
+      return;
+    bool moves = rule->kind == RULE_MEMCPY && is_varied(r, src);
+    MemoryTypes m = moves ? rev_memory_types(r, dst, src) : (MemoryTypes){0};
+    if (moves && (m.mixed_floats || (m.floats && LLVMGetTypeKind(m.floats) == LLVMVectorTypeKind))) {
+      fail(r, call, "it copies memory (%s) that holds floats of several types",
+           kn_function_name(kn_called_function(call)));
+      return;
+    }
+    /* 0: the host never reads it as numbers; the runtime knows the type
+     * from the kernels launched with it. */
+    unsigned element = m.floats ? (unsigned)LLVMABISizeOfType(kn_module.layout, m.floats) : moves ? 0 : 4;
+    LLVMValueRef kind = rule->kind == RULE_MEMCPY ? cuda_kind_operand(rule, call)
+                                                  : LLVMConstInt(i32(), 4, 0);
+    cuda_copy_reverse(r->b, moves ? rev_primal(r, rev_shadow_of(r, src, call)) : NULL,
+                      rev_primal(r, rev_shadow_of(r, dst, call)), rev_primal(r, LLVMGetOperand(call, 2)),
+                      rev_primal(r, kind), stream, element, r->sig->fn);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
 static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0);
+  if (rule->cuda) {
+    reverse_cuda_memory_call(r, call, rule);
+    return;
+  }
   switch (rule->kind) {
   case RULE_ALLOC:
   case RULE_CALLOC:

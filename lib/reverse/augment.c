@@ -205,8 +205,40 @@ static void augment_realloc(Reverse *r, LLVMValueRef call) {
   }
 }
 
+/* CUDA memory calls: shadows from the runtime, which also keeps what
+ * launches waiting for their reverse sweep read before it is overwritten. */
+static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0), stream = cuda_stream_operand(rule, call);
+  switch (rule->kind) {
+  case RULE_POSIX_MEMALIGN: {
+    LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, LLVMGetOperand(call, rule->arg), stream, r->sig->fn);
+    vset_add(&r->shadow_code, LLVMBuildStore(r->ab, shadow, rev_shadow_of(r, dst, call)));
+    set_shadow(r, call, shadow);
+    return;
+  }
+  case RULE_FREE:
+  case RULE_MEMCPY:
+  case RULE_MEMSET: {
+    LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
+    LLVMPositionBuilderBefore(before, call);
+    cuda_before_write(before, dst, rule->kind == RULE_FREE ? NULL : LLVMGetOperand(call, 2), stream,
+                      r->sig->fn);
+    LLVMDisposeBuilder(before);
+    if (rule->kind == RULE_MEMCPY)
+      r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
 static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0);
+  if (rule->cuda) {
+    augment_cuda_memory_call(r, call, rule);
+    return;
+  }
   switch (rule->kind) {
   case RULE_ALLOC:
   case RULE_CALLOC: {
@@ -285,6 +317,10 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     }
     if (rule)
       return;
+    if (cuda_unknown_api_call(inst, r->sig->fn)) {
+      r->failed = true;
+      return;
+    }
     if (!activity_call_carries(&r->varied, inst) && !is_varied(r, inst))
       return;
     LLVMValueRef callee = kn_called_function(inst);

@@ -186,11 +186,12 @@ bool rev_memory_is_frozen(Reverse *r) {
 }
 
 static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
-  if (!r->memory_frozen || !LLVMIsALoadInst(inst) || vset_has(&r->shadow_code, inst) ||
-      LLVMGetVolatile(inst))
+  if (!LLVMIsALoadInst(inst) || vset_has(&r->shadow_code, inst) || LLVMGetVolatile(inst))
     return false;
   LLVMValueRef base = kn_underlying_object(LLVMGetOperand(inst, 0));
-  return LLVMIsAArgument(base) || LLVMIsAGlobalVariable(base);
+  if (vset_has(&r->frozen_params, base))
+    return true;
+  return r->memory_frozen && (LLVMIsAArgument(base) || LLVMIsAGlobalVariable(base));
 }
 
 /* A library math function (not the user's, declared like one) outside

@@ -69,6 +69,7 @@ typedef struct {
   Cfg *cfg;
   CountedLoop *loops;
   bool memory_frozen;      /* loads of arguments and globals can be repeated */
+  ValueSet frozen_params;  /* aug parameters whose loads can be repeated (sig->frozen) */
   Placeholder *placeholders;
   BlockRecord *records;
   LLVMValueRef rev_entry, rev_exit; /* blocks (as values) */

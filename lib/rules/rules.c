@@ -1,5 +1,6 @@
 /* Lookup of the rule tables (rules/ *.def) for a call. */
 #include "kinase.h"
+#include "../../runtime/kinase_cuda.h"
 
 #include <stb/stb_ds.h>
 #include <stdlib.h>
@@ -50,6 +51,17 @@ static const struct {
 #undef CALL
 };
 
+static const struct {
+  const char *name;
+  RuleKind kind;
+  unsigned arg;
+  CudaCall cuda;
+} cuda_table[] = {
+#define CUDA(name, kind, arg, how, kind_arg, stream_arg) {name, kind, arg, {how, kind_arg, stream_arg}},
+#include "cuda.def"
+#undef CUDA
+};
+
 #define MODEL(name, body) LLVMValueRef body(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result);
 #include "models.def"
 #undef MODEL
@@ -66,8 +78,9 @@ static const struct {
 #define NMATH (sizeof math_table / sizeof *math_table)
 #define NCALL (sizeof call_table / sizeof *call_table)
 #define NMODEL (sizeof model_table / sizeof *model_table)
+#define NCUDA (sizeof cuda_table / sizeof *cuda_table)
 
-static Rule rules[NMATH + NCALL + NMODEL];
+static Rule rules[NMATH + NCALL + NMODEL + NCUDA];
 static struct { char *key; Rule *value; } *by_name;
 static struct { unsigned key; Rule *value; } *by_intrinsic;
 
@@ -98,25 +111,31 @@ static void build_index(void) {
   sh_new_strdup(by_name);
   for (size_t i = 0; i < NMATH; i++) {
     rules[i] = (Rule){math_table[i].name ? math_table[i].name : math_table[i].intrinsic,
-                      RULE_MATH, math_table[i].partial, NULL, math_table[i].float_args, false};
+                      RULE_MATH, math_table[i].partial, NULL, math_table[i].float_args, false, NULL};
     add_math_spellings(&rules[i], math_table[i].name);
     add_name(&rules[i], math_table[i].intrinsic);
   }
   for (size_t i = 0; i < NCALL; i++) {
-    rules[NMATH + i] = (Rule){call_table[i].name, call_table[i].kind, NULL, NULL, call_table[i].arg, false};
+    rules[NMATH + i] = (Rule){call_table[i].name, call_table[i].kind, NULL, NULL, call_table[i].arg, false, NULL};
     add_name(&rules[NMATH + i], call_table[i].name);
   }
   for (size_t i = 0; i < NMODEL; i++) {
     Rule *rule = &rules[NMATH + NCALL + i];
-    *rule = (Rule){model_table[i].name, RULE_MODEL, NULL, model_table[i].body, 0, false};
+    *rule = (Rule){model_table[i].name, RULE_MODEL, NULL, model_table[i].body, 0, false, NULL};
     add_name(rule, model_table[i].name);
+  }
+  for (size_t i = 0; i < NCUDA; i++) {
+    Rule *rule = &rules[NMATH + NCALL + NMODEL + i];
+    *rule = (Rule){cuda_table[i].name, cuda_table[i].kind, NULL, NULL, cuda_table[i].arg, false,
+                   &cuda_table[i].cuda};
+    add_name(rule, cuda_table[i].name);
   }
 }
 
 const Rule *rule_for_call(LLVMValueRef call) { return rule_for_function(kn_called_function(call)); }
 
 const Rule *rule_for_function(LLVMValueRef fn) {
-  static const Rule inactive = {"__enzyme_inactivefn", RULE_INACTIVE, NULL, NULL, 0, false};
+  static const Rule inactive = {"__enzyme_inactivefn", RULE_INACTIVE, NULL, NULL, 0, false, NULL};
   if (!by_name)
     build_index();
   if (!fn)

@@ -1,0 +1,399 @@
+/* Derivative kernels for launches from host code (device modules).
+ *
+ * Clang compiles the device module before the host module, so this side
+ * cannot know which launches the host will differentiate. Every __global__
+ * kernel therefore gets, for each activity pattern of its pointer
+ * parameters, a reverse kernel and a forward kernel, named and called as
+ * runtime/kinase_cuda.h describes, and a table of facts the runtime reads
+ * (parameter sizes, which pointers the kernel reads and writes). A kernel
+ * that cannot be differentiated gets its reason instead of kernels: the
+ * launch that needs them fails with that reason at run time, and the
+ * compilation goes on.
+ *
+ * require: the module's own requests are lowered and their derivatives
+ * generated (derive_drain), so that errors there are the user's.
+ */
+#include "kinase.h"
+#include "../../runtime/kinase_cuda.h"
+
+#include <stb/stb_ds.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kernels with more pointer parameters that may be Const get two patterns
+ * only: all of them Const, or none. */
+#define ALL_PATTERNS_UP_TO 3
+
+/* While analysing: floats of a type not known move through the pointer
+ * (KINASE_PARAM_NO_FLOATS is the absence of this, F32 and F64). */
+#define MOVES_FLOATS (1u << 31)
+
+static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
+static LLVMTypeRef i32_type(void) { return LLVMInt32TypeInContext(kn_module.ctx); }
+
+static bool is_kernel(LLVMValueRef fn) {
+  return !LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) == LLVMPTXKernelCallConv;
+}
+
+static bool is_scalar_float(LLVMTypeRef t) {
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  return k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
+}
+
+/* ---- what a kernel does to memory ---- */
+
+/* Simplified copies of the kernel and its callees: clang's allocas (at every
+ * -O level, before the pipeline runs) would hide where pointers go. */
+typedef struct {
+  ValueMap copies; /* function -> simplified copy */
+  uint32_t flags;  /* KINASE_KERNEL_* */
+} Effects;
+
+static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
+  LLVMValueRef copy = vmap_get(&e->copies, fn);
+  if (!copy) {
+    copy = clone_function(fn, "kinase.effects");
+    simplify_before(copy);
+    vmap_put(&e->copies, fn, copy);
+  }
+  return copy;
+}
+
+static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen);
+
+/* Pointer `arg` passed as argument `index` of `call`. */
+static uint32_t passed_to_call(Effects *e, LLVMValueRef call, unsigned index, ValueSet *seen) {
+  const uint32_t both = KINASE_PARAM_READ | KINASE_PARAM_WRITTEN | MOVES_FLOATS;
+  LLVMValueRef callee = kn_called_function(call);
+  if (!callee)
+    return both;
+  const Rule *rule = rule_for_function(callee);
+  if (rule && (rule->kind == RULE_MEMCPY || rule->kind == RULE_MEMSET))
+    return MOVES_FLOATS | (index == 0 ? KINASE_PARAM_WRITTEN : KINASE_PARAM_READ);
+  if (rule && (rule->kind == RULE_INACTIVE || rule->kind == RULE_MATH || rule->kind == RULE_MODEL))
+    return 0;
+  if (!strncmp(kn_function_name(callee), "llvm.nvvm.ldg", 13))
+    return KINASE_PARAM_READ | (kn_type_has_floats(LLVMTypeOf(call)) ? MOVES_FLOATS : 0);
+  if (LLVMIsDeclaration(callee) || index >= LLVMCountParams(callee))
+    return both;
+  return pointer_uses(e, LLVMGetParam(simplified(e, callee), index), seen);
+}
+
+static uint32_t floats_if(LLVMTypeRef type) {
+  switch (LLVMGetTypeKind(type)) {
+  case LLVMFloatTypeKind:
+    return KINASE_PARAM_F32;
+  case LLVMDoubleTypeKind:
+    return KINASE_PARAM_F64;
+  default:
+    return kn_type_has_floats(type) ? MOVES_FLOATS : 0;
+  }
+}
+
+/* KINASE_PARAM_READ / WRITTEN, and MOVES_FLOATS, for memory reached
+ * through `ptr`. */
+static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
+  const uint32_t both = KINASE_PARAM_READ | KINASE_PARAM_WRITTEN | MOVES_FLOATS;
+  if (!vset_add(seen, ptr))
+    return 0;
+  uint32_t flags = 0;
+  for (LLVMUseRef use = LLVMGetFirstUse(ptr); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    switch (LLVMGetInstructionOpcode(user)) {
+    case LLVMLoad:
+      flags |= KINASE_PARAM_READ | floats_if(LLVMTypeOf(user));
+      break;
+    case LLVMStore:
+      flags |= LLVMGetOperand(user, 1) == ptr
+                   ? KINASE_PARAM_WRITTEN | floats_if(LLVMTypeOf(LLVMGetOperand(user, 0)))
+                   : both;
+      break;
+    case LLVMGetElementPtr:
+    case LLVMBitCast:
+    case LLVMAddrSpaceCast:
+    case LLVMPHI:
+    case LLVMSelect:
+    case LLVMFreeze:
+      flags |= pointer_uses(e, user, seen);
+      break;
+    case LLVMICmp:
+      break;
+    case LLVMCall:
+      for (unsigned i = 0, n = LLVMGetNumArgOperands(user); i < n; i++)
+        if (LLVMGetOperand(user, i) == ptr)
+          flags |= passed_to_call(e, user, i, seen);
+      break;
+    default: /* atomics, integers made of it, ... */
+      flags |= both;
+    }
+  }
+  return flags;
+}
+
+/* Memory the kernel and its callees reach other than through pointer
+ * parameters: globals of the device (not __shared__, not constant), and
+ * memory behind pointers read from memory. */
+static void other_memory(Effects *e) {
+  LLVMValueRef *fns = NULL;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
+    if (!strncmp(kn_function_name(fn), "kinase.effects", 14))
+      arrput(fns, fn);
+  for (ptrdiff_t f = 0; f < arrlen(fns); f++)
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fns[f]); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+        LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+        bool load = op == LLVMLoad, store = op == LLVMStore || op == LLVMAtomicRMW ||
+                                            op == LLVMAtomicCmpXchg;
+        if (!load && !store)
+          continue;
+        LLVMValueRef address = LLVMGetOperand(inst, op == LLVMStore ? 1 : 0);
+        LLVMValueRef base = kn_underlying_object(address);
+        bool own = LLVMIsAArgument(base) || LLVMIsAAllocaInst(base);
+        bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(address)) == 3 ||
+                      (LLVMIsAGlobalVariable(base) &&
+                       LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == 3);
+        bool constant = LLVMIsAGlobalVariable(base) && LLVMIsGlobalConstant(base);
+        if (own || shared || constant)
+          continue;
+        e->flags |= store ? KINASE_KERNEL_WRITES_OTHER | KINASE_KERNEL_READS_OTHER
+                          : KINASE_KERNEL_READS_OTHER;
+      }
+  arrfree(fns);
+}
+
+/* The parameter words of the kernel info (runtime/kinase_cuda.h). */
+static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags) {
+  Effects e = {0};
+  LLVMValueRef copy = simplified(&e, kernel);
+  uint32_t *words = NULL;
+  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++) {
+    LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(kernel, i));
+    uint32_t word = (uint32_t)LLVMABISizeOfType(kn_module.layout, type) & KINASE_PARAM_SIZE;
+    if (kn_is_pointer_type(type)) {
+      ValueSet seen = {0};
+      uint32_t uses = pointer_uses(&e, LLVMGetParam(copy, i), &seen);
+      vset_free(&seen);
+      const uint32_t typed = KINASE_PARAM_F32 | KINASE_PARAM_F64, floats = typed | MOVES_FLOATS;
+      bool one_type = !(uses & MOVES_FLOATS) && (uses & typed) != typed;
+      word |= KINASE_PARAM_POINTER | (uses & ~floats) | (one_type ? uses & typed : 0) |
+              (uses & floats ? 0 : KINASE_PARAM_NO_FLOATS);
+    } else if (is_scalar_float(type)) {
+      word |= KINASE_PARAM_FLOAT;
+    }
+    arrput(words, word);
+  }
+  other_memory(&e);
+  *kernel_flags = e.flags;
+  /* The copies are analysis only. */
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn;) {
+    LLVMValueRef next = LLVMGetNextFunction(fn);
+    if (!strncmp(kn_function_name(fn), "kinase.effects", 14))
+      LLVMDeleteFunction(fn);
+    fn = next;
+  }
+  vmap_free(&e.copies);
+  return words;
+}
+
+/* ---- emitting ---- */
+
+static void add_device_global(const char *prefix, const char *kernel, LLVMValueRef init) {
+  char *name = kn_strdup_printf("__kinase_%s_%s", prefix, kernel);
+  LLVMValueRef global = LLVMAddGlobalInAddressSpace(kn_module.mod, LLVMTypeOf(init), name, 1);
+  LLVMSetInitializer(global, init);
+  LLVMSetGlobalConstant(global, true);
+  LLVMSetAlignment(global, 4);
+  free(name);
+}
+
+static void emit_info(const char *kernel, const uint32_t *words, uint32_t flags) {
+  LLVMValueRef *values = NULL;
+  arrput(values, LLVMConstInt(i32_type(), KINASE_KERNEL_INFO_MAGIC, 0));
+  arrput(values, LLVMConstInt(i32_type(), (unsigned long long)arrlen(words), 0));
+  arrput(values, LLVMConstInt(i32_type(), flags, 0));
+  for (ptrdiff_t i = 0; i < arrlen(words); i++)
+    arrput(values, LLVMConstInt(i32_type(), words[i], 0));
+  add_device_global("kinfo", kernel, LLVMConstArray2(i32_type(), values, (uint64_t)arrlen(values)));
+  arrfree(values);
+}
+
+static void emit_reason(const char *kernel, const char *why) {
+  add_device_global("kwhy", kernel, LLVMConstStringInContext2(kn_module.ctx, why, strlen(why), 0));
+}
+
+/* A derivative kernel: every parameter of `kernel`, each pointer followed by
+ * its shadow, each float by its accumulator (reverse) or tangent (forward).
+ * pattern[k] is 'd' or 'c' for the k-th pointer parameter. */
+static LLVMValueRef derivative_kernel(LLVMValueRef kernel, const uint32_t *words,
+                                      uint32_t kernel_flags, Mode mode, const char *pattern) {
+  unsigned n = LLVMCountParams(kernel), nparams = 0, nargs = 0, pointer = 0;
+  LLVMTypeRef params[2 * KN_MAX_PARAMS];
+  for (unsigned i = 0; i < n; i++) {
+    LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(kernel, i));
+    params[nparams++] = type;
+    if (words[i] & KINASE_PARAM_POINTER)
+      params[nparams++] = type;
+    else if (words[i] & KINASE_PARAM_FLOAT)
+      params[nparams++] = mode == MODE_REVERSE ? ptr_type() : type;
+  }
+  char *name = kn_strdup_printf("__kinase_%s_%s_%s", mode == MODE_REVERSE ? "krev" : "kfwd",
+                                pattern, kn_function_name(kernel));
+  LLVMValueRef fn = LLVMAddFunction(
+      kn_module.mod, name, LLVMFunctionType(LLVMVoidTypeInContext(kn_module.ctx), params, nparams, 0));
+  free(name);
+  LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "entry"));
+
+  Signature sig = {.fn = kernel, .mode = mode, .nparams = n};
+  /* What the kernel only reads stays as it was: the runtime gives a launch
+   * copies of what it reads and also writes. Not so where the kernel writes
+   * memory the runtime cannot see (globals, pointers read from memory). */
+  for (unsigned i = 0; i < n && !(kernel_flags & KINASE_KERNEL_WRITES_OTHER); i++)
+    if ((words[i] & KINASE_PARAM_POINTER) && !(words[i] & KINASE_PARAM_WRITTEN))
+      sig.frozen |= 1ull << i;
+  LLVMValueRef args[2 * KN_MAX_PARAMS], accumulators[KN_MAX_PARAMS];
+  unsigned naccumulators = 0;
+  for (unsigned i = 0, p = 0; i < n; i++) {
+    LLVMValueRef primal = LLVMGetParam(fn, p++);
+    args[nargs++] = primal;
+    sig.params[i] = ACT_CONST;
+    if (words[i] & KINASE_PARAM_POINTER) {
+      LLVMValueRef shadow = LLVMGetParam(fn, p++);
+      if (pattern[pointer++] == 'd') {
+        sig.params[i] = ACT_DUP;
+        args[nargs++] = shadow;
+      }
+    } else if (words[i] & KINASE_PARAM_FLOAT) {
+      LLVMValueRef extra = LLVMGetParam(fn, p++);
+      sig.params[i] = mode == MODE_REVERSE ? ACT_OUT : ACT_DUP;
+      if (mode == MODE_REVERSE)
+        accumulators[naccumulators++] = extra;
+      else
+        args[nargs++] = extra;
+    }
+  }
+  if (mode == MODE_FORWARD) {
+    LLVMBuildCall2(b, derive_type(&sig), derive_get(&sig), args, nargs, "");
+  } else {
+    LLVMValueRef grads = abi_call_gradient(b, &sig, args, nargs);
+    /* Each thread adds its share of a by-value float's adjoint. */
+    for (unsigned k = 0; k < naccumulators; k++) {
+      LLVMValueRef grad = LLVMBuildExtractValue(b, grads, k, "");
+      LLVMValueRef wanted = LLVMBuildIsNotNull(b, accumulators[k], "");
+      LLVMBasicBlockRef add = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "accumulate");
+      LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "next");
+      LLVMBuildCondBr(b, wanted, add, next);
+      LLVMPositionBuilderAtEnd(b, add);
+      LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, accumulators[k], grad,
+                         LLVMAtomicOrderingMonotonic, 0);
+      LLVMBuildBr(b, next);
+      LLVMPositionBuilderAtEnd(b, next);
+    }
+  }
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+/* The activity patterns to emit, one string each (a stb_ds array): the
+ * pointers the kernel only reads, as floats, may be Const or not; the
+ * others have a fixed letter (runtime/kinase_cuda.h). */
+static char **patterns_for(const uint32_t *words) {
+  char letters[KN_MAX_PARAMS + 1], **patterns = NULL;
+  unsigned free_at[KN_MAX_PARAMS], nfree = 0, k = 0;
+  for (ptrdiff_t i = 0; i < arrlen(words); i++) {
+    if (!(words[i] & KINASE_PARAM_POINTER))
+      continue;
+    bool fixed = words[i] & (KINASE_PARAM_NO_FLOATS | KINASE_PARAM_WRITTEN);
+    letters[k] = words[i] & KINASE_PARAM_NO_FLOATS ? 'c' : 'd';
+    if (!fixed)
+      free_at[nfree++] = k;
+    k++;
+  }
+  letters[k] = 0;
+  bool every = nfree <= ALL_PATTERNS_UP_TO;
+  for (unsigned mask = 0; mask < (every ? 1u << nfree : 2u); mask++) {
+    for (unsigned j = 0; j < nfree; j++)
+      letters[free_at[j]] = (every ? (mask >> j) & 1 : mask) ? 'c' : 'd';
+    arrput(patterns, kn_strdup_printf("%s", letters));
+  }
+  return patterns;
+}
+
+/* Whether `fn` or a function it calls computes derivatives itself (a
+ * device-side request): derivatives of derivatives are left to requests. */
+static bool computes_derivatives(LLVMValueRef fn, ValueSet *seen) {
+  if (!vset_add(seen, fn))
+    return false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      if (callee && (!strncmp(kn_function_name(callee), "__kinase_", 9) ||
+                     computes_derivatives(callee, seen)))
+        return true;
+    }
+  return false;
+}
+
+/* Why `kernel` gets no derivative kernels, or NULL. */
+static const char *not_emitted(LLVMValueRef kernel, const uint32_t *words) {
+  if (LLVMCountParams(kernel) > KN_MAX_PARAMS)
+    return "it has too many parameters";
+  ValueSet seen = {0};
+  bool nested = computes_derivatives(kernel, &seen);
+  vset_free(&seen);
+  if (nested)
+    return "it computes derivatives itself (__enzyme_* in device code): differentiate the "
+           "function it differentiates instead";
+  for (ptrdiff_t i = 0; i < arrlen(words); i++)
+    if ((words[i] & KINASE_PARAM_FLOAT) ||
+        ((words[i] & KINASE_PARAM_POINTER) && !(words[i] & KINASE_PARAM_NO_FLOATS)))
+      return NULL;
+  return "no floating-point value reaches it through its parameters";
+}
+
+static void emit_for_kernel(LLVMValueRef kernel) {
+  const char *name = kn_function_name(kernel);
+  uint32_t flags = 0, *words = describe_parameters(kernel, &flags);
+  emit_info(name, words, flags);
+  const char *reason = not_emitted(kernel, words);
+  if (reason) {
+    emit_reason(name, reason);
+    arrfree(words);
+    return;
+  }
+  char *why = NULL, **patterns = patterns_for(words);
+  LLVMValueRef *made = NULL;
+  kn_capture_errors(&why);
+  for (ptrdiff_t p = 0; p < arrlen(patterns); p++) {
+    arrput(made, derivative_kernel(kernel, words, flags, MODE_REVERSE, patterns[p]));
+    arrput(made, derivative_kernel(kernel, words, flags, MODE_FORWARD, patterns[p]));
+  }
+  derive_drain();
+  kn_capture_errors(NULL);
+  abi_size_tape_slots();
+  if (why) {
+    for (ptrdiff_t i = 0; i < arrlen(made); i++) {
+      abi_drop_tape_slots_in(made[i]);
+      LLVMDeleteFunction(made[i]);
+    }
+    emit_reason(name, why);
+    free(why);
+  }
+  for (ptrdiff_t p = 0; p < arrlen(patterns); p++)
+    free(patterns[p]);
+  arrfree(patterns);
+  arrfree(made);
+  arrfree(words);
+}
+
+void cuda_emit_kernel_derivatives(void) {
+  LLVMValueRef *kernels = NULL;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
+    if (is_kernel(fn) && strncmp(kn_function_name(fn), "__kinase_", 9))
+      arrput(kernels, fn);
+  for (ptrdiff_t i = 0; i < arrlen(kernels); i++)
+    emit_for_kernel(kernels[i]);
+  arrfree(kernels);
+}

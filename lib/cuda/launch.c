@@ -1,0 +1,204 @@
+/* Kernel launches in host code: the derivatives of a launch stub.
+ *
+ * Clang turns kernel<<<grid, block, shmem, stream>>>(args) into
+ * __cudaPushCallConfiguration(grid, block, shmem, stream) followed by a
+ * call of the kernel's host stub, which pops the configuration and calls
+ * cudaLaunchKernel(stub, grid, block, args, shmem, stream). A call of the
+ * stub is thus the launch, and the derivative cache asks this file, not the
+ * generators, for the stub's derivatives: they pop the configuration as the
+ * stub does and hand the launch to the runtime (runtime/kinase_cuda.h),
+ * which finds the derivative kernels the device module holds.
+ *
+ *   aug: __kinase_launch_augment(...) launches the kernel (or skips it when
+ *        it only writes results nobody needs) and returns the launch's
+ *        record, which is the tape;
+ *   rev: __kinase_launch_reverse(record, adjoints) launches the reverse
+ *        kernel and returns the adjoints of active float arguments;
+ *   fwd: __kinase_launch_tangent(...) launches the forward kernel instead.
+ */
+#include "kinase.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
+
+static bool launches_itself(LLVMValueRef call, LLVMValueRef fn) {
+  LLVMValueRef callee = kn_called_function(call);
+  if (!callee || LLVMGetNumArgOperands(call) == 0)
+    return false;
+  const char *name = kn_function_name(callee);
+  return (!strcmp(name, "cudaLaunchKernel") || !strcmp(name, "cudaLaunchKernel_ptsz")) &&
+         kn_strip_casts(LLVMGetOperand(call, 0)) == fn;
+}
+
+bool cuda_is_launch_stub(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      if (LLVMIsACallInst(inst) && launches_itself(inst, fn))
+        return true;
+  return false;
+}
+
+/* "a launch of kernel 'loglik'", from _Z21__device_stub__loglikPf... or
+ * __device_stub__loglik. */
+static LLVMValueRef where_string(LLVMBuilderRef b, LLVMValueRef stub) {
+  const char *name = kn_function_name(stub), *start = name;
+  size_t length = strlen(name);
+  if (!strncmp(name, "_Z", 2)) {
+    char *end;
+    length = strtoul(name + 2, &end, 10);
+    start = end;
+  }
+  static const char prefix[] = "__device_stub__";
+  if (length > sizeof prefix - 1 && !strncmp(start, prefix, sizeof prefix - 1)) {
+    start += sizeof prefix - 1;
+    length -= sizeof prefix - 1;
+  }
+  char *text = kn_strdup_printf("a launch of kernel '%.*s'", (int)length, start);
+  LLVMValueRef s = LLVMBuildGlobalStringPtr(b, text, "kinase.where");
+  free(text);
+  return s;
+}
+
+/* An array of n pointers, element i pointing to a fresh slot holding
+ * values[i] (NULL values give NULL elements): what cudaLaunchKernel takes
+ * as its arguments, and the runtime as shadows. */
+static LLVMValueRef pointer_array(LLVMBuilderRef b, LLVMValueRef *values, unsigned n) {
+  LLVMTypeRef type = LLVMArrayType2(ptr_type(), n ? n : 1);
+  LLVMValueRef array = LLVMBuildAlloca(b, type, "kinase.args");
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef element = LLVMConstNull(ptr_type());
+    if (values[i]) {
+      element = LLVMBuildAlloca(b, LLVMTypeOf(values[i]), "");
+      LLVMBuildStore(b, values[i], element);
+    }
+    LLVMValueRef index = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx), i, 0);
+    LLVMBuildStore(b, element, LLVMBuildGEP2(b, ptr_type(), array, &index, 1, ""));
+  }
+  return array;
+}
+
+/* What the runtime is told of each argument (runtime/kinase_cuda.h). */
+static char mode_letter(Activity act, LLVMTypeRef type) {
+  bool pointer = kn_is_pointer_type(type);
+  switch (act) {
+  case ACT_DUP:
+    return pointer ? 'd' : 'o';
+  case ACT_DUPNONEED:
+    return pointer ? 'n' : 'o';
+  case ACT_OUT:
+    return 'o';
+  default:
+    return 'c';
+  }
+}
+
+typedef struct {
+  LLVMValueRef grid, block, shmem, stream, args, shadows, modes, where;
+} Launch;
+
+/* The stub's own first steps: pop the configuration, gather the arguments;
+ * and the shadows (tangents in forward mode) of the active ones. */
+static Launch begin_launch(LLVMBuilderRef b, const Signature *sig, LLVMValueRef deriv) {
+  LLVMContextRef c = kn_module.ctx;
+  LLVMTypeRef dim3 = LLVMArrayType2(LLVMInt32TypeInContext(c), 3), i64 = LLVMInt64TypeInContext(c);
+  Launch l;
+  l.grid = LLVMBuildAlloca(b, dim3, "grid");
+  l.block = LLVMBuildAlloca(b, dim3, "block");
+  LLVMValueRef shmem = LLVMBuildAlloca(b, i64, "shmem"), stream = LLVMBuildAlloca(b, ptr_type(), "stream");
+  LLVMValueRef pop[4] = {l.grid, l.block, shmem, stream};
+  kn_call_libc(b, "__cudaPopCallConfiguration", LLVMInt32TypeInContext(c), pop, 4);
+  l.shmem = LLVMBuildLoad2(b, i64, shmem, "");
+  l.stream = LLVMBuildLoad2(b, ptr_type(), stream, "");
+  LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
+  char modes[KN_MAX_PARAMS + 1];
+  for (unsigned i = 0, p = 0; i < sig->nparams; i++) {
+    primals[i] = LLVMGetParam(deriv, p++);
+    bool has_shadow = sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED;
+    shadows[i] = has_shadow ? LLVMGetParam(deriv, p++) : NULL;
+    modes[i] = mode_letter(sig->params[i], LLVMTypeOf(primals[i]));
+  }
+  modes[sig->nparams] = 0;
+  l.args = pointer_array(b, primals, sig->nparams);
+  l.shadows = pointer_array(b, shadows, sig->nparams);
+  l.modes = LLVMBuildGlobalStringPtr(b, modes, "kinase.modes");
+  l.where = where_string(b, sig->fn);
+  return l;
+}
+
+static LLVMBuilderRef builder_in(LLVMValueRef fn) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "entry"));
+  return b;
+}
+
+static void generate_augment(const Signature *sig, LLVMValueRef aug) {
+  LLVMBuilderRef b = builder_in(aug);
+  Launch l = begin_launch(b, sig, aug);
+  LLVMValueRef args[9] = {sig->fn, l.grid,    l.block, l.shmem, l.stream,
+                          l.args,  l.shadows, l.modes, l.where};
+  LLVMValueRef record = kn_call_libc(b, "__kinase_launch_augment", ptr_type(), args, 9);
+  LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(aug));
+  LLVMBuildRet(b, LLVMBuildInsertValue(b, LLVMGetPoison(ret), record, 0, ""));
+  LLVMDisposeBuilder(b);
+}
+
+static void generate_reverse(const Signature *sig, LLVMValueRef rev) {
+  LLVMBuilderRef b = builder_in(rev);
+  LLVMTypeRef types[KN_MAX_PARAMS];
+  LLVMGetParamTypes(LLVMGlobalGetValueType(sig->fn), types);
+  LLVMValueRef zeros[KN_MAX_PARAMS];
+  for (unsigned i = 0; i < sig->nparams; i++)
+    zeros[i] = sig->params[i] == ACT_OUT ? LLVMConstNull(types[i]) : NULL;
+  LLVMValueRef adjoints = pointer_array(b, zeros, sig->nparams);
+  LLVMValueRef tape = LLVMGetLastParam(rev);
+  kn_call_libc(b, "__kinase_launch_reverse", LLVMVoidTypeInContext(kn_module.ctx),
+               (LLVMValueRef[]){tape, adjoints}, 2);
+  LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(rev));
+  if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind) {
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    return;
+  }
+  LLVMValueRef result = LLVMGetPoison(ret);
+  for (unsigned i = 0, field = 0; i < sig->nparams; i++) {
+    if (sig->params[i] != ACT_OUT)
+      continue;
+    LLVMValueRef index = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx), i, 0);
+    LLVMValueRef slot = LLVMBuildLoad2(b, ptr_type(), LLVMBuildGEP2(b, ptr_type(), adjoints, &index, 1, ""), "");
+    result = LLVMBuildInsertValue(b, result, LLVMBuildLoad2(b, types[i], slot, ""), field++, "");
+  }
+  LLVMBuildRet(b, result);
+  LLVMDisposeBuilder(b);
+}
+
+static void generate_tangent(const Signature *sig, LLVMValueRef fwd) {
+  LLVMBuilderRef b = builder_in(fwd);
+  Launch l = begin_launch(b, sig, fwd);
+  LLVMValueRef args[9] = {sig->fn, l.grid,    l.block, l.shmem, l.stream,
+                          l.args,  l.shadows, l.modes, l.where};
+  kn_call_libc(b, "__kinase_launch_tangent", LLVMVoidTypeInContext(kn_module.ctx), args, 9);
+  LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(fwd));
+  if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind)
+    LLVMBuildRetVoid(b);
+  else
+    LLVMBuildRet(b, LLVMConstNull(ret));
+  LLVMDisposeBuilder(b);
+}
+
+bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv) {
+  if (sig->mode == MODE_FORWARD) {
+    generate_tangent(sig, deriv);
+    return true;
+  }
+  if (sig->adjacent) {
+    kn_error(NULL, sig->fn, "a kernel's launch stub is not a function to ask derivatives of: "
+                            "differentiate the host function that launches it");
+    return false;
+  }
+  generate_augment(sig, aug);
+  generate_reverse(sig, deriv);
+  derive_set_tape_type(sig, ptr_type());
+  return true;
+}

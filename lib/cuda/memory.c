@@ -1,0 +1,94 @@
+/* CUDA memory calls in host code: what the generators emit, through the
+ * Kinase runtime (runtime/kinase_cuda.h), for the memory rules of
+ * rules/cuda.def. The generators resolve the operands (primal values in the
+ * sweep being built); this file knows the runtime's entry points.
+ *
+ *   allocation  a zeroed shadow allocated as the primal was, freed when the
+ *               reverse sweep is done with it (at the allocation's reverse);
+ *   free        before the primal memory goes, launches waiting for their
+ *               reverse sweep that read it keep a copy;
+ *   copy        forward: the same copy on the shadows; reverse: dsrc +=
+ *               ddst, then ddst = 0, in whichever memory each lives;
+ *   set         forward: the shadow set to 0; reverse: the shadow zeroed.
+ * Writes of the forward sweep to device memory tell the runtime first, so
+ * that launches reading that memory keep what they read.
+ */
+#include "kinase.h"
+#include "../../runtime/kinase_cuda.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
+static LLVMTypeRef i64_type(void) { return LLVMInt64TypeInContext(kn_module.ctx); }
+static LLVMTypeRef i32_type(void) { return LLVMInt32TypeInContext(kn_module.ctx); }
+
+static LLVMValueRef where_string(LLVMBuilderRef b, LLVMValueRef subject) {
+  return LLVMBuildGlobalStringPtr(b, kn_function_name(subject), "kinase.where");
+}
+
+static LLVMValueRef size_value(LLVMBuilderRef b, LLVMValueRef n) {
+  return LLVMBuildZExtOrBitCast(b, n, i64_type(), "");
+}
+
+LLVMValueRef cuda_stream_operand(const Rule *rule, LLVMValueRef call) {
+  return rule->cuda->stream_arg >= 0 ? LLVMGetOperand(call, (unsigned)rule->cuda->stream_arg)
+                                     : LLVMConstNull(ptr_type());
+}
+
+LLVMValueRef cuda_kind_operand(const Rule *rule, LLVMValueRef call) {
+  return rule->cuda->kind_arg >= 0 ? LLVMGetOperand(call, (unsigned)rule->cuda->kind_arg)
+                                   : LLVMConstInt(i32_type(), 4 /* cudaMemcpyDefault */, 0);
+}
+
+void cuda_before_write(LLVMBuilderRef b, LLVMValueRef dst, LLVMValueRef bytes, LLVMValueRef stream,
+                       LLVMValueRef subject) {
+  LLVMValueRef whole = LLVMConstInt(i64_type(), SIZE_MAX, 0);
+  LLVMValueRef args[4] = {dst, bytes ? size_value(b, bytes) : whole, stream, where_string(b, subject)};
+  kn_call_libc(b, "__kinase_before_write", LLVMVoidTypeInContext(kn_module.ctx), args, 4);
+}
+
+LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef bytes,
+                               LLVMValueRef stream, LLVMValueRef subject) {
+  LLVMValueRef args[4] = {size_value(b, bytes), LLVMConstInt(i32_type(), (unsigned)rule->cuda->how, 0),
+                          stream, where_string(b, subject)};
+  return kn_call_libc(b, "__kinase_shadow_alloc", ptr_type(), args, 4);
+}
+
+void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
+                      LLVMValueRef subject) {
+  LLVMValueRef args[4] = {shadow, LLVMConstInt(i32_type(), (unsigned)rule->cuda->how, 0), stream,
+                          where_string(b, subject)};
+  kn_call_libc(b, "__kinase_shadow_free", LLVMVoidTypeInContext(kn_module.ctx), args, 4);
+}
+
+void cuda_copy_reverse(LLVMBuilderRef b, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMValueRef bytes,
+                       LLVMValueRef kind, LLVMValueRef stream, unsigned element_size,
+                       LLVMValueRef subject) {
+  LLVMValueRef args[7] = {dsrc ? dsrc : LLVMConstNull(ptr_type()),
+                          ddst,
+                          size_value(b, bytes),
+                          LLVMBuildZExtOrBitCast(b, kind, i32_type(), ""),
+                          stream,
+                          LLVMConstInt(i32_type(), element_size, 0),
+                          where_string(b, subject)};
+  kn_call_libc(b, "__kinase_copy_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 7);
+}
+
+/* The CUDA API's entry points: cudaX and cuX (driver), and clang's own
+ * __cuda bookkeeping. */
+static bool is_cuda_api(const char *name) {
+  return !strncmp(name, "cuda", 4) || !strncmp(name, "__cuda", 6) ||
+         (!strncmp(name, "cu", 2) && name[2] >= 'A' && name[2] <= 'Z');
+}
+
+bool cuda_unknown_api_call(LLVMValueRef call, LLVMValueRef subject) {
+  LLVMValueRef callee = kn_called_function(call);
+  if (!callee || !LLVMIsDeclaration(callee) || !is_cuda_api(kn_function_name(callee)) ||
+      rule_for_function(callee))
+    return false;
+  kn_error(call, subject, "CUDA API function '%s' has no derivative rule in Kinase",
+           kn_function_name(callee));
+  return true;
+}

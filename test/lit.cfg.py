@@ -7,6 +7,9 @@
 #   %kinase-cc     build/bin/kinase-cc
 #   %clang-plugin  clang -fpass-plugin=%plugin -I<repo>/include
 #   %clang         clang (LLVM 22)
+#   %clangxx       clang++ (LLVM 22)
+#   %cmake         the cmake that configured this build
+#   %kinase-build  the build tree (cmake --install %kinase-build --prefix ...)
 #   %ptxas         <cuda>/bin/ptxas                        (feature: cuda)
 #   %cuda-root     the CUDA toolkit, for clang --cuda-path=
 #   %check-c       test/tools/check-c: `// RUN: %check-c %s %t [flags]` builds a
@@ -59,6 +62,7 @@ config.environment.update({
 config.substitutions += [
     ("%clang-plugin", "%s -fpass-plugin=%s -I%s" % (clang, config.kinase_plugin, include_dir)),
     ("%kinase-cc", config.kinase_cc),
+    ("%kinase-build", config.kinase_obj_root),
     ("%kinase-opt", os.path.join(config.kinase_obj_root, "bin", "kinase-opt")),
     ("%fuzz-structural", os.path.join(config.kinase_src_root, "tools", "fuzz-structural.sh")),
     ("%fuzz-numeric", "python3 " + os.path.join(config.kinase_src_root, "tools", "fuzz-numeric.py")),
@@ -69,7 +73,9 @@ config.substitutions += [
     ("%cudainc", "-I" + cuda_include_dir),
     ("%plugin", config.kinase_plugin),
     ("%ptxas", ptxas),
+    ("%clangxx", clang + "++"),
     ("%clang", clang),
+    ("%cmake", config.cmake),
     ("%opt", "%s -load-pass-plugin=%s" % (opt, config.kinase_plugin)),
 ]
 

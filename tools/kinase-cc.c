@@ -5,7 +5,8 @@
  *   - the Kinase plugin, found beside this executable (../lib/Kinase.so):
  *     -fpass-plugin runs the pass, -fplugin loads it early so that
  *     -mllvm -kinase-* options parse;
- *   - the directory of kinase.h (-I);
+ *   - the directory of kinase.h (-I): ../include once installed, the
+ *     source tree's include/ when run from the build tree;
  *   - Enzyme's attributes enzyme_inactive and enzyme_inactive_noblock, as
  *     macros turning them into annotations (-D);
  *   - for CUDA inputs: the toolkit (--cuda-path), a default GPU (sm_90);
@@ -179,7 +180,8 @@ static Request read_request(int argc, char **argv) {
 /* ---- where things are ---- */
 
 /* The directory above the one holding this executable (the build tree or
- * the installation prefix). */
+ * the installation prefix, wherever it was copied): its lib/ holds the
+ * plugin and the runtime in both. */
 static char *install_prefix(void) {
   char path[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
@@ -193,6 +195,17 @@ static char *install_prefix(void) {
     *slash = '\0';
   }
   return concat(path, "");
+}
+
+/* PREFIX/include once installed; the build tree has no include/ of its own,
+ * and takes kinase.h from the source tree (KINASE_INCLUDE_DIR). */
+static const char *include_dir(const char *prefix) {
+  char *installed = concat(prefix, "/include");
+  if (is_file(concat(installed, "/kinase.h")))
+    return installed;
+  if (!is_file(KINASE_INCLUDE_DIR "/kinase.h"))
+    fail("kinase.h is missing from %s (and from the source tree of this build)", installed);
+  return KINASE_INCLUDE_DIR;
 }
 
 static const char *cuda_root(const Request *req) {
@@ -228,7 +241,7 @@ static void add_kinase(Command *cmd, const char *prefix) {
   add(cmd, "-Wno-unused-command-line-argument");
   add(cmd, concat("-fplugin=", plugin));
   add(cmd, concat("-fpass-plugin=", plugin));
-  add(cmd, "-I" KINASE_INCLUDE_DIR);
+  add(cmd, concat("-I", include_dir(prefix)));
   /* Enzyme's attributes, unknown to clang, become annotations the pass reads. */
   add(cmd, "-Denzyme_inactive=annotate(\"enzyme_inactive\")");
   add(cmd, "-Denzyme_inactive_noblock=annotate(\"enzyme_inactive_noblock\")");

@@ -16,9 +16,10 @@ bash tools/setup.sh
 
 jobs=$(nproc)
 build() {
-  if [[ ! -f build/CMakeCache.txt ]]; then
+  # Configure once; again when build/ predates KINASE_WERROR (off by default).
+  if ! grep -qs '^KINASE_WERROR:BOOL=ON' build/CMakeCache.txt; then
     cmake -S . -B build -G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo || return 1
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINASE_WERROR=ON || return 1
   fi
   cmake --build build -j "$jobs"
 }

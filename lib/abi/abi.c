@@ -276,7 +276,7 @@ static bool lower(Request *r) {
     return request_error(r, "'%s' is variadic", kn_function_name(target));
   r->fn = target;
   Signature sig = {.fn = target, .mode = r->mode};
-  unsigned cursor;
+  unsigned cursor = 0;
   if (!collect_actual(r) || !read_arguments(r, &sig, &cursor))
     return false;
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(target));

@@ -52,14 +52,43 @@ extern int enzyme_const;
 extern int enzyme_out;
 #endif
 
-/* Enzyme's attributes: __attribute__((enzyme_inactive)) on a function or a
- * global says no derivative flows through it. Clang does not know them; as
- * annotations the pass reads them (kinase-cc defines these too). */
+/* Enzyme's attributes, written __attribute__((enzyme_inactive)) or
+ * __attribute__((enzyme_function_like("log1p"))). Clang does not know them;
+ * as annotations the pass reads them (kinase-cc defines these too, so that
+ * programs without this header have them):
+ *   enzyme_inactive, enzyme_inactive_noblock   functions and globals through
+ *                                 which no derivative flows
+ *   enzyme_function_like("log1p") differentiate the function as that math
+ *                                 function (its body still runs)
+ *   enzyme_nofree                 a hint Kinase needs not: accepted, no effect
+ *   enzyme_shouldrecompute        reverse mode calls the function again rather
+ *                                 than recording its result (when it writes
+ *                                 no memory and is not differentiated itself)
+ *   enzyme_elementwise_read       device code: each thread reads only its own
+ *                                 elements, so its adjoints need no atomics
+ *   enzyme_sparse_accumulate      an error where a derivative reaches it
+ *                                 (no sparse derivatives yet)
+ */
 #ifndef enzyme_inactive
 #define enzyme_inactive annotate("enzyme_inactive")
 #endif
 #ifndef enzyme_inactive_noblock
 #define enzyme_inactive_noblock annotate("enzyme_inactive_noblock")
+#endif
+#ifndef enzyme_function_like
+#define enzyme_function_like(name) annotate("enzyme_function_like", name)
+#endif
+#ifndef enzyme_nofree
+#define enzyme_nofree annotate("enzyme_nofree")
+#endif
+#ifndef enzyme_shouldrecompute
+#define enzyme_shouldrecompute annotate("enzyme_shouldrecompute")
+#endif
+#ifndef enzyme_elementwise_read
+#define enzyme_elementwise_read annotate("enzyme_elementwise_read")
+#endif
+#ifndef enzyme_sparse_accumulate
+#define enzyme_sparse_accumulate annotate("enzyme_sparse_accumulate")
 #endif
 
 #ifndef KINASE_NO_ENTRY_DECLS

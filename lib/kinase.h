@@ -230,6 +230,14 @@ typedef struct {
   const char *like;                 /* differentiated as this library function */
   struct Rule *memory;              /* __enzyme_allocation_like: the allocator's or
                                        its free function's rule, or NULL */
+  /* Enzyme's attributes with an effect of their own (registry.c lists them
+   * all, enzyme_nofree too, which changes nothing in Kinase): */
+  bool recompute;         /* enzyme_shouldrecompute: reverse mode calls it again
+                             rather than recording its result, where it can */
+  bool elementwise_read;  /* enzyme_elementwise_read: in device code, its
+                             loads' adjoints are added without atomics */
+  bool sparse_accumulate; /* enzyme_sparse_accumulate: refused where a
+                             derivative reaches it (no sparse derivatives) */
 } Registration;
 
 void registry_read(void);
@@ -420,6 +428,7 @@ struct Rule {
 
 const Rule *rule_for_call(LLVMValueRef call);
 const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */
+const Rule *rule_for_name(const char *name);    /* a C name ("log1p"); NULL for none */
 PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for others */
 /* The model function standing for the callee of `call` (RULE_MODEL). */
 LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call);

@@ -17,6 +17,8 @@
 #   %testinc       -I<repo>/test/c/include                 (check.h)
 #   %cudainc       -I<repo>/test/cuda/include              (cuda_check.h)
 #   %fuzz-numeric  python3 tools/fuzz-numeric.py           (random programs, derivatives checked)
+#   %check-deps    tools/check-deps.sh                     (what the tests use is installed)
+#   %setup-sh      tools/setup.sh                          (--list: its packages)
 import os
 
 import lit.formats
@@ -66,6 +68,8 @@ config.substitutions += [
     ("%kinase-opt", os.path.join(config.kinase_obj_root, "bin", "kinase-opt")),
     ("%fuzz-structural", os.path.join(config.kinase_src_root, "tools", "fuzz-structural.sh")),
     ("%fuzz-numeric", "python3 " + os.path.join(config.kinase_src_root, "tools", "fuzz-numeric.py")),
+    ("%check-deps", os.path.join(config.kinase_src_root, "tools", "check-deps.sh")),
+    ("%setup-sh", os.path.join(config.kinase_src_root, "tools", "setup.sh")),
     ("%sanitize-corpus", os.path.join(config.kinase_src_root, "tools", "sanitize-corpus.sh")),
     ("%cuda-root", config.cuda_root),
     ("%check-c", check_c),

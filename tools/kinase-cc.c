@@ -242,9 +242,19 @@ static void add_kinase(Command *cmd, const char *prefix) {
   add(cmd, concat("-fplugin=", plugin));
   add(cmd, concat("-fpass-plugin=", plugin));
   add(cmd, concat("-I", include_dir(prefix)));
-  /* Enzyme's attributes, unknown to clang, become annotations the pass reads. */
-  add(cmd, "-Denzyme_inactive=annotate(\"enzyme_inactive\")");
-  add(cmd, "-Denzyme_inactive_noblock=annotate(\"enzyme_inactive_noblock\")");
+  /* Enzyme's attributes, unknown to clang, become annotations the pass reads
+   * (the same macros as in kinase.h). */
+  static const char *const enzyme_attributes[] = {
+      "-Denzyme_inactive=annotate(\"enzyme_inactive\")",
+      "-Denzyme_inactive_noblock=annotate(\"enzyme_inactive_noblock\")",
+      "-Denzyme_function_like(name)=annotate(\"enzyme_function_like\", name)",
+      "-Denzyme_nofree=annotate(\"enzyme_nofree\")",
+      "-Denzyme_shouldrecompute=annotate(\"enzyme_shouldrecompute\")",
+      "-Denzyme_elementwise_read=annotate(\"enzyme_elementwise_read\")",
+      "-Denzyme_sparse_accumulate=annotate(\"enzyme_sparse_accumulate\")",
+  };
+  for (size_t i = 0; i < sizeof enzyme_attributes / sizeof *enzyme_attributes; i++)
+    add(cmd, enzyme_attributes[i]);
 }
 
 static void add_cuda_compile(Command *cmd, const Request *req, const char *root) {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The two entry points of Kinase, on a fresh Debian 12 machine or an old one:
 #   tools/run.sh demo            install what is missing, build, run examples/demo.c
-#   tools/run.sh test [LIT-ARGS] install what is missing, build, run every test;
-#                                the last line is "N passed, N failed[, N skipped]"
+#   tools/run.sh test [LIT-ARGS] install what is missing, check that the tests
+#                                have all they use (tools/check-deps.sh), build,
+#                                run every test; the last line is
+#                                "N passed, N failed[, N skipped]"
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -31,6 +33,12 @@ if [[ $mode == demo ]]; then
 fi
 
 # mode == test: whatever goes wrong, the last line is the count.
+# First, everything the tests use must be there, from a package setup.sh installs.
+if ! bash tools/check-deps.sh; then
+  echo "run.sh: a dependency of the tests is missing or not installed by tools/setup.sh (see above)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 if ! build; then
   echo "run.sh: the build failed"
   echo "0 passed, 1 failed"

@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
 # Installs what Kinase needs on Debian 12 (bookworm), and nothing when it is
 # all there already. Safe to run again and again; non-interactive.
+#   tools/setup.sh          install what is missing
+#   tools/setup.sh --list   print the package list, one a line, and stop
+#                           (tools/check-deps.sh reads it)
 set -euo pipefail
 
 packages=(
   clang-22 llvm-22-dev llvm-22-tools lld-22   # compiler, LLVM C API, FileCheck/lit, linker
+  llvm-22                                     # opt, llvm-config, llvm-stress
   clang-tools-22                              # clang-linker-wrapper (CUDA links)
   libclang-rt-22-dev                          # sanitizer runtimes (robustness tests)
   cmake ninja-build                           # build
   libstb-dev                                  # stb_ds.h (hash maps, arrays)
   python3 python3-psutil                      # lit, and its per-test timeout
 )
+
+if [[ ${1:-} == --list ]]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -105,10 +105,14 @@ static void reverse_partials(Reverse *r, LLVMValueRef inst, PartialFn partial, u
 
 /* *shadow += a, for float-holding values loaded from it. In device code
  * other threads may read the same memory, so its adjoint is added
- * atomically (a thread's own stack memory excepted). */
+ * atomically (a thread's own stack memory excepted), unless the user marked
+ * the function enzyme_elementwise_read: each thread reads only elements no
+ * other thread reads. */
 static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
   LLVMTypeRef type = LLVMTypeOf(a);
-  bool shared = !LLVMIsAAllocaInst(kn_underlying_object(LLVMGetOperand(load, 0)));
+  const Registration *marked = registry_of(r->sig->fn);
+  bool shared = !LLVMIsAAllocaInst(kn_underlying_object(LLVMGetOperand(load, 0))) &&
+                !(marked && marked->elementwise_read);
   if (kn_module.gpu && shared && kn_is_float_type(type) && LLVMGetTypeKind(type) != LLVMVectorTypeKind) {
     LLVMValueRef add = LLVMBuildAtomicRMW(r->b, LLVMAtomicRMWBinOpFAdd, shadow, a, LLVMAtomicOrderingMonotonic, 0);
     LLVMSetAlignment(add, LLVMGetAlignment(load));

@@ -208,11 +208,30 @@ static bool recomputable_math(LLVMValueRef v) {
   return library && !cfg_on_cycle(LLVMGetInstructionParent(v));
 }
 
+/* A call of a function the user marked enzyme_shouldrecompute runs again
+ * in the reverse sweep instead of being recorded, where that changes
+ * nothing else: a call not differentiated as a call (an augmented one
+ * returns its result with its own tape) of a function of the module that
+ * writes no memory but its own. That it reads the same values again is the
+ * user's word, as in Enzyme. */
+static bool recomputable_marked_call(Reverse *r, LLVMValueRef v) {
+  LLVMValueRef callee = LLVMIsACallInst(v) ? kn_called_function(v) : NULL;
+  const Registration *marked = registry_of(callee);
+  if (!marked || !marked->recompute || LLVMIsDeclaration(callee) || rev_aug_call_of(r, v) ||
+      vset_has(&r->shadow_code, v))
+    return false;
+  ValueSet visiting = {0};
+  bool writes = function_writes_outside(callee, &visiting);
+  vset_free(&visiting);
+  return !writes;
+}
+
 /* A field of a call's result is recorded alone, not the whole result. */
 static bool recompute(Reverse *r, LLVMValueRef v) {
   if (LLVMIsAExtractValueInst(v) && LLVMIsACallInst(LLVMGetOperand(v, 0)))
     return false;
-  return rev_recomputable(v) || repeatable_load(r, v) || recomputable_math(v);
+  return rev_recomputable(v) || repeatable_load(r, v) || recomputable_math(v) ||
+         recomputable_marked_call(r, v);
 }
 
 LLVMValueRef rev_iteration_slot(Reverse *r, CountedLoop *loop) {

@@ -6,9 +6,9 @@
  *   void *__enzyme_inactive_global[] = {&g, ...};
  *   void *__enzyme_allocation_like[4] = {alloc, (void *)SIZE_ARG, "FREE_ARGS", free_fn};
  * (any suffix after these names; arrays or structs of pointers), and
- * Enzyme's attributes __attribute__((enzyme_inactive)) and
- * enzyme_inactive_noblock on functions and globals, which kinase-cc and
- * kinase.h turn into annotations (clang alone does not know them). */
+ * Enzyme's attributes (the table `attributes` below), which clang does not
+ * know: kinase-cc and kinase.h define each as a macro making it an
+ * annotation, which clang puts in llvm.global.annotations. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -139,6 +139,29 @@ static void read_allocation_like(LLVMValueRef global, LLVMValueRef init, unsigne
   set_memory_rule(dealloc, RULE_FREE, (unsigned)pointer);
 }
 
+/* `fn` is to be differentiated as the library function `like` (a math
+ * function, or one no derivative flows through): NULL, or why not. */
+static char *set_like(LLVMValueRef fn, const char *like) {
+  const Rule *rule = rule_for_name(like);
+  if (!rule)
+    return kn_strdup_printf("names '%s', which has no derivative rule", like);
+  if (rule->kind != RULE_MATH && rule->kind != RULE_INACTIVE)
+    return kn_strdup_printf("names '%s', which is not a math function: a function is "
+                            "differentiated like a math function, or like one through which no "
+                            "derivative flows (printf)", like);
+  LLVMTypeRef type = LLVMGlobalGetValueType(fn);
+  bool fits = rule->kind == RULE_INACTIVE ||
+              (kn_is_float_type(LLVMGetReturnType(type)) && LLVMCountParamTypes(type) == rule->arg);
+  for (unsigned i = 0; fits && rule->kind == RULE_MATH && i < rule->arg; i++)
+    fits = kn_is_float_type(LLVMTypeOf(LLVMGetParam(fn, i)));
+  if (!fits)
+    return kn_strdup_printf("names '%s', but '%s' does not take %u floating-point parameter%s and "
+                            "return a floating-point value, which the derivative of '%s' needs",
+                            like, kn_function_name(fn), rule->arg, rule->arg == 1 ? "" : "s", like);
+  entry_for(fn)->like = like;
+  return NULL;
+}
+
 static void read_global(LLVMValueRef global) {
   const char *name = kn_value_name(global);
   LLVMValueRef init = LLVMGetInitializer(global);
@@ -169,7 +192,10 @@ static void read_global(LLVMValueRef global) {
     if (!like || !element(init, 0) || !LLVMIsAFunction(element(init, 0)))
       return bad_registration(global, "must hold a function and the name of a function with a "
                                       "derivative rule");
-    entry_for(element(init, 0))->like = like;
+    char *why = set_like(element(init, 0), like);
+    if (why)
+      bad_registration(global, why);
+    free(why);
   } else if (strstr(name, "__enzyme_allocation_like")) {
     read_allocation_like(global, init, n);
   } else if (strstr(name, "__enzyme_inactive_global")) {
@@ -182,20 +208,79 @@ static void read_global(LLVMValueRef global) {
   }
 }
 
+/* Enzyme's attributes. On a global only enzyme_inactive and its noblock
+ * form do something; the hints enzyme_nofree (Kinase never asks whether a
+ * function frees memory) and enzyme_shouldrecompute are accepted there too. */
+typedef enum { SETS_INACTIVE, SETS_LIKE, SETS_NOTHING, SETS_RECOMPUTE, SETS_ELEMENTWISE_READ,
+               SETS_SPARSE_ACCUMULATE } Effect;
+
+static const struct {
+  const char *name;
+  bool on_globals; /* also on global variables, not only on functions */
+  bool named;      /* takes one string: enzyme_function_like("log1p") */
+  Effect effect;
+} attributes[] = {
+    {"enzyme_inactive", true, false, SETS_INACTIVE},
+    {"enzyme_inactive_noblock", true, false, SETS_INACTIVE},
+    {"enzyme_function_like", false, true, SETS_LIKE},
+    {"enzyme_nofree", true, false, SETS_NOTHING},
+    {"enzyme_shouldrecompute", true, false, SETS_RECOMPUTE},
+    {"enzyme_elementwise_read", false, false, SETS_ELEMENTWISE_READ},
+    {"enzyme_sparse_accumulate", false, false, SETS_SPARSE_ACCUMULATE},
+};
+
+/* Applies attribute `a` with its string argument `arg` (or NULL) to
+ * `target`: NULL, or why it does not apply. */
+static char *apply_attribute(size_t a, LLVMValueRef target, const char *arg) {
+  bool function = LLVMIsAFunction(target), global = LLVMIsAGlobalVariable(target);
+  if (!function && !(global && attributes[a].on_globals))
+    return kn_strdup_printf("applies to functions%s only", attributes[a].on_globals ? " and globals" : "");
+  if (!function) {
+    if (attributes[a].effect == SETS_INACTIVE)
+      vset_add(&inactive_globals, target);
+    return NULL;
+  }
+  Registration *r = entry_for(target);
+  switch (attributes[a].effect) {
+  case SETS_INACTIVE: r->inactive = true; break;
+  case SETS_LIKE: return set_like(target, arg);
+  case SETS_NOTHING: break;
+  case SETS_RECOMPUTE: r->recompute = true; break;
+  case SETS_ELEMENTWISE_READ: r->elementwise_read = true; break;
+  case SETS_SPARSE_ACCUMULATE: r->sparse_accumulate = true; break;
+  }
+  return NULL;
+}
+
 /* llvm.global.annotations: {annotated value, annotation string, file, line,
- * arguments} for each annotation. */
+ * arguments} for each annotation; the arguments (annotate("name", "log1p"))
+ * are a constant struct in a global of their own, or null. */
 static void read_annotations(LLVMValueRef annotations) {
   LLVMValueRef init = LLVMGetInitializer(annotations);
   for (unsigned i = 0, n = init ? element_count(init) : 0; i < n; i++) {
     LLVMValueRef entry = LLVMGetAggregateElement(init, i);
     const char *what = entry ? string_of(element(entry, 1)) : NULL;
-    if (!what || (strcmp(what, "enzyme_inactive") && strcmp(what, "enzyme_inactive_noblock")))
+    size_t a = 0, count = sizeof attributes / sizeof *attributes;
+    while (what && a < count && strcmp(what, attributes[a].name))
+      a++;
+    if (!what || a == count)
       continue;
-    LLVMValueRef target = element(entry, 0);
-    if (LLVMIsAFunction(target))
-      entry_for(target)->inactive = true;
-    else if (LLVMIsAGlobalVariable(target))
-      vset_add(&inactive_globals, target);
+    LLVMValueRef target = element(entry, 0), args = element(entry, 4);
+    args = args && LLVMIsAGlobalVariable(args) ? LLVMGetInitializer(args) : NULL;
+    unsigned nargs = args ? element_count(args) : 0;
+    const char *arg = nargs == 1 ? string_of(element(args, 0)) : NULL;
+    char *why = attributes[a].named && !arg
+                    ? kn_strdup_printf("needs the name of a library function: %s(\"log1p\")", what)
+                : !attributes[a].named && nargs ? kn_strdup_printf("takes no arguments")
+                                                 : apply_attribute(a, target, arg);
+    if (why) {
+      LLVMValueRef line = element(entry, 3);
+      const char *file = string_of(element(entry, 2));
+      kn_error(NULL, NULL, "%s:%llu: %s on '%s' %s", file ? file : "?",
+               line && LLVMIsAConstantInt(line) ? LLVMConstIntGetZExtValue(line) : 0ULL, what,
+               kn_value_name(target), why);
+      free(why);
+    }
   }
 }
 

@@ -134,6 +134,12 @@ static void build_index(void) {
 
 const Rule *rule_for_call(LLVMValueRef call) { return rule_for_function(kn_called_function(call)); }
 
+const Rule *rule_for_name(const char *name) {
+  if (!by_name)
+    build_index();
+  return shget(by_name, name);
+}
+
 const Rule *rule_for_function(LLVMValueRef fn) {
   static const Rule inactive = {"__enzyme_inactivefn", RULE_INACTIVE, NULL, NULL, 0, false, NULL};
   if (!by_name)
@@ -146,7 +152,7 @@ const Rule *rule_for_function(LLVMValueRef fn) {
   if (registered && registered->memory)
     return registered->memory;
   if (registered && registered->like)
-    return shget(by_name, registered->like);
+    return rule_for_name(registered->like);
   unsigned id = LLVMGetIntrinsicID(fn);
   if (id)
     return hmget(by_intrinsic, id);

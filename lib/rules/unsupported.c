@@ -24,6 +24,18 @@ static bool is_nonlocal_jump(LLVMValueRef call) {
   return false;
 }
 
+/* Enzyme's enzyme_sparse_accumulate marks the function that stores one
+ * entry of a sparse derivative (__enzyme_todense), which Enzyme's sparse
+ * Jacobians treat specially; Kinase has none, and would differentiate the
+ * call as an ordinary one. */
+#define NO_SPARSE "marked enzyme_sparse_accumulate: Kinase does not support sparse derivatives " \
+                  "(__enzyme_todense) yet"
+
+static bool is_sparse_accumulate(LLVMValueRef fn) {
+  const Registration *marked = registry_of(fn);
+  return marked && marked->sparse_accumulate;
+}
+
 static const char *refused(LLVMValueRef inst) {
   switch (LLVMGetInstructionOpcode(inst)) {
   case LLVMInvoke:
@@ -43,6 +55,8 @@ static const char *refused(LLVMValueRef inst) {
       return "it contains inline assembly";
     if (is_nonlocal_jump(inst))
       return "it uses setjmp or longjmp, which Kinase does not differentiate";
+    if (is_sparse_accumulate(kn_called_function(inst)))
+      return "it calls a function " NO_SPARSE;
     return NULL;
   default:
     return NULL;
@@ -50,6 +64,10 @@ static const char *refused(LLVMValueRef inst) {
 }
 
 bool unsupported_construct(LLVMValueRef fn) {
+  if (is_sparse_accumulate(fn)) {
+    kn_error(NULL, fn, "it is " NO_SPARSE);
+    return true;
+  }
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       const char *why = refused(inst);

@@ -1,6 +1,7 @@
 /* Kinase internals: the one header every file of lib/ includes.
  *
- * lib/ has one folder per stage, each using only those listed after it:
+ * lib/ has one folder per stage, each using mostly those listed after it
+ * (docs/ARCHITECTURE.md lists the exceptions):
  *   abi/      the pass (pass.c), the Enzyme entry points (abi.c) and the
  *             derivative cache (derive.c), the one place that knows both
  *             generators and is called back by them for callees;

@@ -1,15 +1,26 @@
 /* kinase-cc: clang with Kinase, a drop-in compiler for C, C++ and CUDA.
  *
- * It runs clang (clang++ for C++ and CUDA inputs) with every argument it
- * was given, in order, and adds:
+ * It runs clang (clang++ for C++ and CUDA) with every argument it was given,
+ * in order, and adds:
  *   - the Kinase plugin, found beside this executable (../lib/Kinase.so):
  *     -fpass-plugin runs the pass, -fplugin loads it early so that
  *     -mllvm -kinase-* options parse;
  *   - the directory of kinase.h (-I);
  *   - Enzyme's attributes enzyme_inactive and enzyme_inactive_noblock, as
  *     macros turning them into annotations (-D);
- *   - for CUDA inputs: the toolkit (--cuda-path), a default GPU (sm_90);
- *   - when linking: the Kinase runtime and, for CUDA, cudart and the driver.
+ *   - for CUDA sources: the toolkit (--cuda-path) and a default GPU (sm_90)
+ *     unless --cuda-gpu-arch or --offload-arch names one or more;
+ *   - when linking: -x none, so that no -x of the user's applies to what the
+ *     driver adds after it, then the Kinase runtime and, for CUDA, cudart and
+ *     the CUDA driver.
+ *
+ * To choose between clang and clang++ and what to add, it reads the command
+ * line: the inputs, their language (the -x in effect, else the suffix) and
+ * the options that stop before linking (-c, -S, -E, -M, ...).
+ *
+ * C sources stay C when clang++ runs: a .c file with no -x in effect is
+ * passed as -x c FILE -x none (clang++ would compile it as C++).
+ *
  * Its exit status is clang's: it execs clang, no shell in between.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -30,6 +41,8 @@
 
 #define DEFAULT_GPU_ARCH "sm_90"
 
+#define COUNT(array) (sizeof(array) / sizeof(array)[0])
+
 /* ---- small helpers ---- */
 
 static _Noreturn void fail(const char *fmt, const char *arg) {
@@ -39,11 +52,16 @@ static _Noreturn void fail(const char *fmt, const char *arg) {
   exit(1);
 }
 
+static void *reallocate(void *p, size_t size) {
+  p = realloc(p, size);
+  if (!p)
+    fail("%s", "out of memory");
+  return p;
+}
+
 static char *concat(const char *a, const char *b) {
   size_t na = strlen(a), nb = strlen(b);
-  char *s = malloc(na + nb + 1);
-  if (!s)
-    fail("%s", "out of memory");
+  char *s = reallocate(NULL, na + nb + 1);
   memcpy(s, a, na);
   memcpy(s + na, b, nb + 1);
   return s;
@@ -68,34 +86,85 @@ static bool is_dir(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* ---- the command line being built ---- */
+static bool in_list(const char *s, const char *const *list, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if (strcmp(s, list[i]) == 0)
+      return true;
+  return false;
+}
+
+/* ---- argument lists ---- */
 
 typedef struct {
-  const char **args;
+  const char **args; /* NULL-terminated, for execv */
   int count, capacity;
-} Command;
+} ArgList;
 
-static void add(Command *cmd, const char *arg) {
-  if (cmd->count + 2 > cmd->capacity) {
-    cmd->capacity = cmd->capacity ? 2 * cmd->capacity : 64;
-    cmd->args = realloc(cmd->args, (size_t)cmd->capacity * sizeof *cmd->args);
-    if (!cmd->args)
-      fail("%s", "out of memory");
+static void add(ArgList *list, const char *arg) {
+  if (list->count + 2 > list->capacity) {
+    list->capacity = list->capacity ? 2 * list->capacity : 64;
+    list->args = reallocate(list->args, (size_t)list->capacity * sizeof *list->args);
   }
-  cmd->args[cmd->count++] = arg;
-  cmd->args[cmd->count] = NULL;
+  list->args[list->count++] = arg;
+  list->args[list->count] = NULL;
+}
+
+/* ---- languages ---- */
+
+typedef enum {
+  BY_SUFFIX, /* no -x in effect (or -x none) */
+  LANG_C,
+  LANG_CXX,
+  LANG_CUDA,
+  LANG_OTHER, /* assembly, IR, an object, ...: passed on */
+} Language;
+
+typedef struct {
+  const char *name;
+  Language language;
+} NamedLanguage;
+
+/* The values of -x, by prefix; the first match wins (c++-header is C++,
+ * cuda-cpp-output CUDA, c-header C). */
+static const NamedLanguage x_languages[] = {
+    {"none", BY_SUFFIX},
+    {"cuda", LANG_CUDA},
+    {"c++", LANG_CXX},
+    {"objective-c++", LANG_CXX},
+    {"c", LANG_C},
+};
+
+/* What an input is, by its suffix, when no -x is in effect. */
+static const NamedLanguage suffix_languages[] = {
+    {".cu", LANG_CUDA}, {".cpp", LANG_CXX}, {".cc", LANG_CXX}, {".cxx", LANG_CXX},
+    {".c++", LANG_CXX}, {".C", LANG_CXX},   {".c", LANG_C},
+};
+
+static Language language_named(const char *x_value) {
+  for (size_t i = 0; i < COUNT(x_languages); i++)
+    if (starts_with(x_value, x_languages[i].name))
+      return x_languages[i].language;
+  return LANG_OTHER;
+}
+
+static Language language_of_file(const char *file) {
+  for (size_t i = 0; i < COUNT(suffix_languages); i++)
+    if (ends_with(file, suffix_languages[i].name))
+      return suffix_languages[i].language;
+  return LANG_OTHER;
 }
 
 /* ---- what the user asked for ---- */
 
 typedef struct {
-  bool cxx;       /* a C++ or CUDA input: run clang++ */
-  bool cuda;      /* a CUDA input */
-  bool has_input; /* at least one input file (or an object, or stdin) */
-  bool no_link;   /* -c, -S, -E, ...: clang stops before linking */
-  bool gpu_arch;  /* the user chose the GPU */
+  bool cxx_source;       /* a C++ source */
+  bool cuda_source;      /* a CUDA source */
+  bool has_input;        /* at least one input file (or an object, or stdin) */
+  bool no_link;          /* -c, -S, -E, ...: clang stops before linking */
+  bool gpu_arch;         /* the user chose the GPU */
   const char *cuda_path; /* the user's --cuda-path=, or NULL */
   bool version, help;
+  bool *c_source;        /* c_source[i]: argv[i] is a C source known by its suffix */
 } Request;
 
 /* Options whose value is the next argument ("-o file"). */
@@ -107,44 +176,47 @@ static bool takes_value(const char *opt) {
       "-MQ", "-MJ", "-Xclang", "-Xlinker", "-Xassembler", "-Xpreprocessor",
       "-Xcuda-ptxas", "-Xcuda-fatbinary", "-Xoffload-linker", "-Xarch_host",
       "-Xarch_device", "-mllvm", "-target", "-arch", "-framework", "--param",
-      "-serialize-diagnostics", "-dependency-file", "-working-directory", NULL};
-  for (int i = 0; options[i]; i++)
-    if (strcmp(opt, options[i]) == 0)
-      return true;
-  return false;
+      "-serialize-diagnostics", "-dependency-file", "-working-directory"};
+  return in_list(opt, options, COUNT(options));
 }
 
 /* Options after which clang produces no executable. */
 static bool stops_before_link(const char *opt) {
   static const char *const options[] = {
       "-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-emit-llvm", "-emit-ast",
-      "--precompile", "--cuda-device-only", "--offload-device-only", NULL};
-  for (int i = 0; options[i]; i++)
-    if (strcmp(opt, options[i]) == 0)
-      return true;
-  return false;
+      "--precompile", "--cuda-device-only", "--offload-device-only"};
+  return in_list(opt, options, COUNT(options));
 }
 
-static void note_language(Request *req, const char *language) {
-  if (strcmp(language, "cuda") == 0)
-    req->cuda = req->cxx = true;
-  else if (starts_with(language, "c++"))
-    req->cxx = true;
-}
+/* Reads the arguments one by one. */
+typedef struct {
+  Request *req;
+  const char *option;  /* the option whose value comes next, or NULL */
+  Language x_language; /* the -x in effect */
+} Reader;
 
-static void note_input(Request *req, const char *file) {
-  static const char *const cxx_suffixes[] = {".cpp", ".cc", ".cxx", ".c++", ".C", NULL};
+static void note_input(Reader *r, const char *file, int argv_index) {
+  Request *req = r->req;
+  Language language = r->x_language == BY_SUFFIX ? language_of_file(file) : r->x_language;
   req->has_input = true;
-  if (ends_with(file, ".cu")) {
-    req->cuda = req->cxx = true;
-    return;
+  switch (language) {
+  case LANG_CUDA:
+    req->cuda_source = true;
+    break;
+  case LANG_CXX:
+    req->cxx_source = true;
+    break;
+  case LANG_C:
+    if (r->x_language == BY_SUFFIX)
+      req->c_source[argv_index] = true;
+    break;
+  default:
+    break;
   }
-  for (int i = 0; cxx_suffixes[i]; i++)
-    if (ends_with(file, cxx_suffixes[i]))
-      req->cxx = true;
 }
 
-static void note_option(Request *req, const char *opt) {
+static void note_option(Reader *r, const char *opt) {
+  Request *req = r->req;
   if (stops_before_link(opt))
     req->no_link = true;
   else if (strcmp(opt, "--version") == 0)
@@ -152,28 +224,44 @@ static void note_option(Request *req, const char *opt) {
   else if (strcmp(opt, "--help") == 0)
     req->help = true;
   else if (starts_with(opt, "-x") && opt[2])
-    note_language(req, opt + 2);
+    r->x_language = language_named(opt + 2);
   else if (starts_with(opt, "--cuda-path="))
     req->cuda_path = opt + strlen("--cuda-path=");
   else if (starts_with(opt, "--cuda-gpu-arch") || starts_with(opt, "--offload-arch"))
     req->gpu_arch = true;
 }
 
+/* argv_index: where the argument is in argv. */
+static void read_argument(Reader *r, const char *arg, int argv_index) {
+  if (r->option) {
+    if (strcmp(r->option, "-x") == 0)
+      r->x_language = language_named(arg);
+    r->option = NULL;
+  } else if (arg[0] != '-' || strcmp(arg, "-") == 0) {
+    note_input(r, arg, argv_index);
+  } else if (takes_value(arg)) {
+    r->option = arg;
+  } else {
+    note_option(r, arg);
+  }
+}
+
+static bool links(const Request *req) {
+  return req->has_input && !req->no_link;
+}
+
 static Request read_request(int argc, char **argv) {
   Request req = {0};
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (arg[0] != '-' || strcmp(arg, "-") == 0) {
-      note_input(&req, arg);
-    } else if (takes_value(arg) && i + 1 < argc) {
-      if (strcmp(arg, "-x") == 0)
-        note_language(&req, argv[i + 1]);
-      i++;
-    } else {
-      note_option(&req, arg);
-    }
-  }
+  req.c_source = reallocate(NULL, (size_t)argc * sizeof *req.c_source);
+  memset(req.c_source, 0, (size_t)argc * sizeof *req.c_source);
+  Reader reader = {.req = &req, .x_language = BY_SUFFIX};
+  for (int i = 1; i < argc; i++)
+    read_argument(&reader, argv[i], i);
   return req;
+}
+
+static bool needs_cxx(const Request *req) {
+  return req->cxx_source || req->cuda_source;
 }
 
 /* ---- where things are ---- */
@@ -221,7 +309,7 @@ static void require_cuda(const char *root) {
 
 /* ---- the clang command ---- */
 
-static void add_kinase(Command *cmd, const char *prefix) {
+static void add_kinase(ArgList *cmd, const char *prefix) {
   char *plugin = concat(prefix, "/lib/Kinase.so");
   if (!is_file(plugin))
     fail("the Kinase plugin is missing: %s (build the Kinase target)", plugin);
@@ -234,15 +322,30 @@ static void add_kinase(Command *cmd, const char *prefix) {
   add(cmd, "-Denzyme_inactive_noblock=annotate(\"enzyme_inactive_noblock\")");
 }
 
-static void add_cuda_compile(Command *cmd, const Request *req, const char *root) {
+static void add_cuda_toolkit(ArgList *cmd, const Request *req, const char *root) {
+  require_cuda(root);
   if (!req->cuda_path)
     add(cmd, concat("--cuda-path=", root));
-  if (!req->gpu_arch)
-    add(cmd, "--cuda-gpu-arch=" DEFAULT_GPU_ARCH);
   add(cmd, "-Wno-unknown-cuda-version");
 }
 
-static void add_runtime(Command *cmd, const char *prefix) {
+/* The user's arguments, in order; under clang++, C sources stay C. */
+static void add_user_arguments(ArgList *cmd, int argc, char **argv, const Request *req) {
+  bool keep_c = needs_cxx(req);
+  for (int i = 1; i < argc; i++) {
+    if (keep_c && req->c_source[i]) {
+      add(cmd, "-x");
+      add(cmd, "c");
+      add(cmd, argv[i]);
+      add(cmd, "-x");
+      add(cmd, "none");
+    } else {
+      add(cmd, argv[i]);
+    }
+  }
+}
+
+static void add_runtime(ArgList *cmd, const char *prefix) {
   char *runtime = concat(prefix, "/lib/libkinase_rt.a");
   if (!is_file(runtime))
     fail("the Kinase runtime is missing: %s (build the kinase_rt target)", runtime);
@@ -251,7 +354,7 @@ static void add_runtime(Command *cmd, const char *prefix) {
 
 /* cudart and the driver; a toolkit without a driver (a build machine) has
  * libcuda.so only among its link stubs, whose soname is the real driver's. */
-static void add_cuda_link(Command *cmd, const char *root) {
+static void add_cuda_link(ArgList *cmd, const char *root) {
   const char *libdir = cuda_library_dir(root);
   char *stubs = concat(libdir, "/stubs");
   add(cmd, concat("-L", libdir));
@@ -263,31 +366,33 @@ static void add_cuda_link(Command *cmd, const char *root) {
 }
 
 static const char *clang_path(const Request *req) {
-  return req->cxx ? KINASE_CLANG_BINDIR "/clang++" : KINASE_CLANG_BINDIR "/clang";
+  return needs_cxx(req) ? KINASE_CLANG_BINDIR "/clang++" : KINASE_CLANG_BINDIR "/clang";
 }
 
-static Command build_command(int argc, char **argv, const Request *req) {
-  Command cmd = {0};
+static ArgList build_command(int argc, char **argv, const Request *req) {
+  ArgList cmd = {0};
   const char *prefix = install_prefix();
   const char *root = cuda_root(req);
-  bool links = req->has_input && !req->no_link;
 
   add(&cmd, clang_path(req));
   add_kinase(&cmd, prefix);
-  if (req->cuda) {
-    require_cuda(root);
-    add_cuda_compile(&cmd, req, root);
-  }
-  for (int i = 1; i < argc; i++)
-    add(&cmd, argv[i]);
-  if (links)
+  if (req->cuda_source)
+    add_cuda_toolkit(&cmd, req, root);
+  if (req->cuda_source && !req->gpu_arch)
+    add(&cmd, "--cuda-gpu-arch=" DEFAULT_GPU_ARCH);
+  add_user_arguments(&cmd, argc, argv, req);
+  if (links(req)) {
+    /* What follows is the driver's: no -x of the user's applies to it. */
+    add(&cmd, "-x");
+    add(&cmd, "none");
     add_runtime(&cmd, prefix);
-  if (links && req->cuda)
+  }
+  if (links(req) && req->cuda_source)
     add_cuda_link(&cmd, root);
   return cmd;
 }
 
-static _Noreturn void run(const Command *cmd) {
+static _Noreturn void run(const ArgList *cmd) {
   fflush(stdout);
   execv(cmd->args[0], (char *const *)cmd->args);
   perror(cmd->args[0]);
@@ -298,7 +403,7 @@ static _Noreturn void run(const Command *cmd) {
 
 static _Noreturn void print_version(const Request *req) {
   printf("kinase-cc (Kinase) %s\n", KINASE_VERSION);
-  Command cmd = {0};
+  ArgList cmd = {0};
   add(&cmd, clang_path(req));
   add(&cmd, "--version");
   run(&cmd);
@@ -331,6 +436,6 @@ int main(int argc, char **argv) {
   }
   if (req.version)
     print_version(&req);
-  Command cmd = build_command(argc, argv, &req);
+  ArgList cmd = build_command(argc, argv, &req);
   run(&cmd);
 }

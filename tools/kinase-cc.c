@@ -16,15 +16,21 @@
  *
  * To choose between clang and clang++ and what to add, it reads the command
  * line: the inputs, their language (the -x in effect, else the suffix) and
- * the options that stop before linking (-c, -S, -E, -M, ...).
+ * the options that stop before linking (-c, -S, -E, -M, ...). It reads @file
+ * response files as clang does (white space separates arguments, quotes
+ * group, a backslash escapes the next character, a nested @file is relative
+ * to the working directory, one that cannot be read is a plain argument) but
+ * passes them on unexpanded, for clang to expand again.
  *
- * C sources stay C when clang++ runs: a .c file with no -x in effect is
- * passed as -x c FILE -x none (clang++ would compile it as C++).
+ * C sources stay C when clang++ runs: a .c file named on the command line
+ * with no -x in effect is passed as -x c FILE -x none. (clang++ would compile
+ * it as C++; one named inside a response file still is.)
  *
  * Its exit status is clang's: it execs clang, no shell in between.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,6 +46,10 @@
 #endif
 
 #define DEFAULT_GPU_ARCH "sm_90"
+
+/* Deeper nesting of @file is a cycle: the driver stops reading there and
+ * leaves clang to report it. */
+#define MAX_RESPONSE_FILE_DEPTH 32
 
 #define COUNT(array) (sizeof(array) / sizeof(array)[0])
 
@@ -91,6 +101,31 @@ static bool in_list(const char *s, const char *const *list, size_t count) {
     if (strcmp(s, list[i]) == 0)
       return true;
   return false;
+}
+
+/* The whole file as a string, or NULL if it cannot be read. */
+static char *read_text_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t size = 0, capacity = 4096;
+  char *text = reallocate(NULL, capacity);
+  size_t n;
+  while ((n = fread(text + size, 1, capacity - size - 1, f)) > 0) {
+    size += n;
+    if (capacity - size == 1) {
+      capacity *= 2;
+      text = reallocate(text, capacity);
+    }
+  }
+  bool ok = !ferror(f);
+  fclose(f);
+  if (!ok) {
+    free(text);
+    return NULL;
+  }
+  text[size] = '\0';
+  return text;
 }
 
 /* ---- argument lists ---- */
@@ -188,7 +223,7 @@ static bool stops_before_link(const char *opt) {
   return in_list(opt, options, COUNT(options));
 }
 
-/* Reads the arguments one by one. */
+/* Reads the arguments one by one, response files expanded. */
 typedef struct {
   Request *req;
   const char *option;  /* the option whose value comes next, or NULL */
@@ -207,7 +242,9 @@ static void note_input(Reader *r, const char *file, int argv_index) {
     req->cxx_source = true;
     break;
   case LANG_C:
-    if (r->x_language == BY_SUFFIX)
+    /* Only an argument of the driver's own command line can be given its
+     * -x c (a response file is passed on as it is). */
+    if (r->x_language == BY_SUFFIX && argv_index > 0)
       req->c_source[argv_index] = true;
     break;
   default:
@@ -231,7 +268,7 @@ static void note_option(Reader *r, const char *opt) {
     req->gpu_arch = true;
 }
 
-/* argv_index: where the argument is in argv. */
+/* argv_index: where the argument is in argv, or 0 if a response file holds it. */
 static void read_argument(Reader *r, const char *arg, int argv_index) {
   if (r->option) {
     if (strcmp(r->option, "-x") == 0)
@@ -246,6 +283,50 @@ static void read_argument(Reader *r, const char *arg, int argv_index) {
   }
 }
 
+/* The next argument in a response file, from *text on (which it advances),
+ * or NULL at the end. */
+static char *next_response_argument(const char **text) {
+  const char *p = *text;
+  while (isspace((unsigned char)*p))
+    p++;
+  if (!*p) {
+    *text = p;
+    return NULL;
+  }
+  char *arg = reallocate(NULL, strlen(p) + 1), *out = arg;
+  char quote = 0;
+  for (; *p && (quote || !isspace((unsigned char)*p)); p++) {
+    if (*p == '\\' && p[1])
+      *out++ = *++p;
+    else if (quote && *p == quote)
+      quote = 0;
+    else if (!quote && (*p == '"' || *p == '\''))
+      quote = *p;
+    else
+      *out++ = *p;
+  }
+  *out = '\0';
+  *text = p;
+  return arg;
+}
+
+/* Reads the argument or, for a readable @file, the arguments it holds. */
+static void read_expanded(Reader *r, const char *arg, int argv_index, int depth) {
+  char *text = NULL;
+  if (arg[0] == '@' && depth < MAX_RESPONSE_FILE_DEPTH)
+    text = read_text_file(arg + 1);
+  if (!text) {
+    read_argument(r, arg, argv_index);
+    return;
+  }
+  const char *cursor = text;
+  char *inner;
+  while ((inner = next_response_argument(&cursor)))
+    if (*inner) /* "" is no argument for clang either */
+      read_expanded(r, inner, 0, depth + 1);
+  free(text);
+}
+
 static bool links(const Request *req) {
   return req->has_input && !req->no_link;
 }
@@ -256,7 +337,7 @@ static Request read_request(int argc, char **argv) {
   memset(req.c_source, 0, (size_t)argc * sizeof *req.c_source);
   Reader reader = {.req = &req, .x_language = BY_SUFFIX};
   for (int i = 1; i < argc; i++)
-    read_argument(&reader, argv[i], i);
+    read_expanded(&reader, argv[i], i, 0);
   return req;
 }
 

@@ -11,8 +11,8 @@
  *   - for CUDA sources: the toolkit (--cuda-path) and a default GPU (sm_90)
  *     unless --cuda-gpu-arch or --offload-arch names one or more;
  *   - when linking: -x none, so that no -x of the user's applies to what the
- *     driver adds after it, then the Kinase runtime and, for CUDA, cudart and
- *     the CUDA driver.
+ *     driver adds after it, then the Kinase runtime and, for a CUDA link,
+ *     cudart and the CUDA driver.
  *
  * To choose between clang and clang++ and what to add, it reads the command
  * line: the inputs, their language (the -x in effect, else the suffix) and
@@ -26,16 +26,28 @@
  * with no -x in effect is passed as -x c FILE -x none. (clang++ would compile
  * it as C++; one named inside a response file still is.)
  *
+ * A link is a CUDA link when it compiles a CUDA source, or when an object or
+ * archive named on the command line (.o, .a) holds CUDA code: the driver
+ * reads them for the registration of a fat binary (whole-program device code,
+ * from clang or nvcc) and for an offloading section (relocatable device code,
+ * clang -fgpu-rdc). A CUDA link runs clang++ (the host code is C++) and adds
+ * the toolkit, cudart, the CUDA driver library and their run path and, for
+ * relocatable device code, --offload-link, without which clang would link the
+ * host code and silently drop the device code. Libraries named with -l are
+ * not read; a link with no CUDA in it gets nothing of this.
+ *
  * Its exit status is clang's: it execs clang, no shell in between.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem */
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,7 +140,7 @@ static char *read_text_file(const char *path) {
   return text;
 }
 
-/* ---- argument lists ---- */
+/* ---- argument lists (the clang command, the object inputs) ---- */
 
 typedef struct {
   const char **args; /* NULL-terminated, for execv */
@@ -151,7 +163,8 @@ typedef enum {
   LANG_C,
   LANG_CXX,
   LANG_CUDA,
-  LANG_OTHER, /* assembly, IR, an object, ...: passed on */
+  LANG_OBJECT, /* an object file or archive, read for CUDA code */
+  LANG_OTHER,  /* assembly, IR, a shared library, ...: passed on */
 } Language;
 
 typedef struct {
@@ -171,8 +184,9 @@ static const NamedLanguage x_languages[] = {
 
 /* What an input is, by its suffix, when no -x is in effect. */
 static const NamedLanguage suffix_languages[] = {
-    {".cu", LANG_CUDA}, {".cpp", LANG_CXX}, {".cc", LANG_CXX}, {".cxx", LANG_CXX},
-    {".c++", LANG_CXX}, {".C", LANG_CXX},   {".c", LANG_C},
+    {".cu", LANG_CUDA}, {".cpp", LANG_CXX}, {".cc", LANG_CXX},  {".cxx", LANG_CXX},
+    {".c++", LANG_CXX}, {".C", LANG_CXX},   {".c", LANG_C},     {".o", LANG_OBJECT},
+    {".a", LANG_OBJECT},
 };
 
 static Language language_named(const char *x_value) {
@@ -199,6 +213,9 @@ typedef struct {
   bool gpu_arch;         /* the user chose the GPU */
   const char *cuda_path; /* the user's --cuda-path=, or NULL */
   bool version, help;
+  ArgList objects;       /* the object and archive inputs */
+  bool cuda_object;      /* one of them holds CUDA code (read when linking) */
+  bool rdc_object;       /* one of them holds relocatable device code */
   bool *c_source;        /* c_source[i]: argv[i] is a C source known by its suffix */
 } Request;
 
@@ -246,6 +263,9 @@ static void note_input(Reader *r, const char *file, int argv_index) {
      * -x c (a response file is passed on as it is). */
     if (r->x_language == BY_SUFFIX && argv_index > 0)
       req->c_source[argv_index] = true;
+    break;
+  case LANG_OBJECT:
+    add(&req->objects, file);
     break;
   default:
     break;
@@ -327,6 +347,40 @@ static void read_expanded(Reader *r, const char *arg, int argv_index, int depth)
   free(text);
 }
 
+/* ---- CUDA code in objects ---- */
+
+/* What CUDA code leaves in an object file (and so in an archive of them). */
+static const struct {
+  const char *mark;
+  bool relocatable;
+} cuda_object_marks[] = {
+    /* whole-program device code: the host code registers its fat binary */
+    {"__cudaRegisterFatBinary", false},
+    /* relocatable device code (clang -fgpu-rdc), still to be linked */
+    {".llvm.offloading", true},
+};
+
+static void read_object_for_cuda(Request *req, const char *path) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return; /* clang reports it */
+  struct stat st;
+  void *bytes = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size > 0)
+    bytes = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (bytes == MAP_FAILED)
+    return;
+  for (size_t i = 0; i < COUNT(cuda_object_marks); i++) {
+    const char *mark = cuda_object_marks[i].mark;
+    if (memmem(bytes, (size_t)st.st_size, mark, strlen(mark))) {
+      req->cuda_object = true;
+      req->rdc_object |= cuda_object_marks[i].relocatable;
+    }
+  }
+  munmap(bytes, (size_t)st.st_size);
+}
+
 static bool links(const Request *req) {
   return req->has_input && !req->no_link;
 }
@@ -338,11 +392,18 @@ static Request read_request(int argc, char **argv) {
   Reader reader = {.req = &req, .x_language = BY_SUFFIX};
   for (int i = 1; i < argc; i++)
     read_expanded(&reader, argv[i], i, 0);
+  if (links(&req))
+    for (int i = 0; i < req.objects.count; i++)
+      read_object_for_cuda(&req, req.objects.args[i]);
   return req;
 }
 
+static bool cuda_link(const Request *req) {
+  return links(req) && (req->cuda_source || req->cuda_object);
+}
+
 static bool needs_cxx(const Request *req) {
-  return req->cxx_source || req->cuda_source;
+  return req->cxx_source || req->cuda_source || cuda_link(req);
 }
 
 /* ---- where things are ---- */
@@ -383,8 +444,8 @@ static const char *cuda_library_dir(const char *root) {
 
 static void require_cuda(const char *root) {
   if (!is_file(concat(root, "/include/cuda_runtime.h")))
-    fail("CUDA input, but no CUDA toolkit at %s (set KINASE_CUDA_PATH or pass "
-         "--cuda-path=DIR)",
+    fail("CUDA code (a CUDA source, or an object holding CUDA code), but no CUDA "
+         "toolkit at %s (set KINASE_CUDA_PATH or pass --cuda-path=DIR)",
          root);
 }
 
@@ -403,6 +464,7 @@ static void add_kinase(ArgList *cmd, const char *prefix) {
   add(cmd, "-Denzyme_inactive_noblock=annotate(\"enzyme_inactive_noblock\")");
 }
 
+/* The toolkit, for compiling CUDA and for linking device code. */
 static void add_cuda_toolkit(ArgList *cmd, const Request *req, const char *root) {
   require_cuda(root);
   if (!req->cuda_path)
@@ -434,8 +496,10 @@ static void add_runtime(ArgList *cmd, const char *prefix) {
 }
 
 /* cudart and the driver; a toolkit without a driver (a build machine) has
- * libcuda.so only among its link stubs, whose soname is the real driver's. */
-static void add_cuda_link(ArgList *cmd, const char *root) {
+ * libcuda.so only among its link stubs, whose soname is the real driver's.
+ * Relocatable device code in objects is linked by clang-linker-wrapper,
+ * which clang runs for a link of objects only if told to. */
+static void add_cuda_link(ArgList *cmd, const Request *req, const char *root) {
   const char *libdir = cuda_library_dir(root);
   char *stubs = concat(libdir, "/stubs");
   add(cmd, concat("-L", libdir));
@@ -444,6 +508,8 @@ static void add_cuda_link(ArgList *cmd, const char *root) {
   add(cmd, "-lcudart");
   add(cmd, "-lcuda");
   add(cmd, concat("-Wl,-rpath,", libdir));
+  if (req->rdc_object)
+    add(cmd, "--offload-link");
 }
 
 static const char *clang_path(const Request *req) {
@@ -457,7 +523,7 @@ static ArgList build_command(int argc, char **argv, const Request *req) {
 
   add(&cmd, clang_path(req));
   add_kinase(&cmd, prefix);
-  if (req->cuda_source)
+  if (req->cuda_source || cuda_link(req))
     add_cuda_toolkit(&cmd, req, root);
   if (req->cuda_source && !req->gpu_arch)
     add(&cmd, "--cuda-gpu-arch=" DEFAULT_GPU_ARCH);
@@ -468,8 +534,8 @@ static ArgList build_command(int argc, char **argv, const Request *req) {
     add(&cmd, "none");
     add_runtime(&cmd, prefix);
   }
-  if (links(req) && req->cuda_source)
-    add_cuda_link(&cmd, root);
+  if (cuda_link(req))
+    add_cuda_link(&cmd, req, root);
   return cmd;
 }
 
@@ -502,8 +568,9 @@ static void print_help(void) {
          "  KINASE_PRINT=1, KINASE_LIST=1 in the environment do the same\n"
          "  KINASE_CUDA_PATH=DIR  the CUDA toolkit (default %s)\n"
          "\n"
-         "CUDA inputs (.cu, -x cuda) get --cuda-path, --cuda-gpu-arch=%s unless\n"
-         "given, and, when linking, cudart and the CUDA driver.\n"
+         "CUDA sources (.cu, -x cuda) get --cuda-path and --cuda-gpu-arch=%s unless\n"
+         "given. A link of CUDA sources or of objects holding CUDA code gets cudart,\n"
+         "the CUDA driver and, for -fgpu-rdc objects, --offload-link.\n"
          "\n"
          "All clang options are accepted and passed on in order; see clang --help.\n",
          KINASE_CUDA_ROOT, DEFAULT_GPU_ARCH);

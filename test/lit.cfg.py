@@ -12,6 +12,9 @@
 #   %kinase-build  the build tree (cmake --install %kinase-build --prefix ...)
 #   %ptxas         <cuda>/bin/ptxas                        (feature: cuda)
 #   %cuda-root     the CUDA toolkit, for clang --cuda-path=
+#   %cuda-host-run runs a linked CUDA program without a GPU driver: its
+#                  libcuda.so.1 is the toolkit's link stub, every CUDA call
+#                  fails, the host code runs               (feature: cuda)
 #   %check-c       test/tools/check-c: `// RUN: %check-c %s %t [flags]` builds a
 #                  self-checking C program four ways and runs each
 #   %testinc       -I<repo>/test/c/include                 (check.h)
@@ -92,5 +95,25 @@ try:
 except ImportError:
     lit_config.note("python3-psutil is missing: no per-test timeout")
 
+
+def cuda_stub_dir():
+    """A directory holding libcuda.so.1, the toolkit's stub of the driver."""
+    for lib in ["lib64", os.path.join("targets", "x86_64-linux", "lib")]:
+        stub = os.path.join(config.cuda_root, lib, "stubs", "libcuda.so")
+        if os.path.isfile(stub):
+            linked = os.path.join(config.test_exec_root, "cuda-stub")
+            os.makedirs(linked, exist_ok=True)
+            link = os.path.join(linked, "libcuda.so.1")
+            if not os.path.lexists(link) or os.readlink(link) != stub:
+                tmp = "%s.%d" % (link, os.getpid())
+                os.symlink(stub, tmp)
+                os.replace(tmp, link)  # atomic: lit runs may share the build
+            return linked
+    return None
+
+
 if os.access(ptxas, os.X_OK):
     config.available_features.add("cuda")
+    stub_dir = cuda_stub_dir()
+    if stub_dir:
+        config.substitutions.append(("%cuda-host-run", "env LD_LIBRARY_PATH=" + stub_dir))

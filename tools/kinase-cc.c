@@ -1,7 +1,7 @@
 /* kinase-cc: clang with Kinase, a drop-in compiler for C, C++ and CUDA.
  *
- * It runs clang (clang++ for C++ and CUDA inputs) with every argument it
- * was given, in order, and adds:
+ * It runs clang (clang++ for C++ and CUDA) with every argument it was given,
+ * in order, and adds:
  *   - the Kinase plugin, found beside this executable (../lib/Kinase.so):
  *     -fpass-plugin runs the pass, -fplugin loads it early so that
  *     -mllvm -kinase-* options parse;
@@ -9,17 +9,46 @@
  *     source tree's include/ when run from the build tree;
  *   - Enzyme's attributes enzyme_inactive and enzyme_inactive_noblock, as
  *     macros turning them into annotations (-D);
- *   - for CUDA inputs: the toolkit (--cuda-path), a default GPU (sm_90);
- *   - when linking: the Kinase runtime and, for CUDA, cudart and the driver.
+ *   - for CUDA sources: the toolkit (--cuda-path) and a default GPU (sm_90)
+ *     unless --cuda-gpu-arch or --offload-arch names one or more;
+ *   - when linking: -x none, so that no -x of the user's applies to what the
+ *     driver adds after it, then the Kinase runtime and, for a CUDA link,
+ *     cudart and the CUDA driver.
+ *
+ * To choose between clang and clang++ and what to add, it reads the command
+ * line: the inputs, their language (the -x in effect, else the suffix) and
+ * the options that stop before linking (-c, -S, -E, -M, ...). It reads @file
+ * response files as clang does (white space separates arguments, quotes
+ * group, a backslash escapes the next character, a nested @file is relative
+ * to the working directory, one that cannot be read is a plain argument) but
+ * passes them on unexpanded, for clang to expand again.
+ *
+ * C sources stay C when clang++ runs: a .c file named on the command line
+ * with no -x in effect is passed as -x c FILE -x none. (clang++ would compile
+ * it as C++; one named inside a response file still is.)
+ *
+ * A link is a CUDA link when it compiles a CUDA source, or when an object or
+ * archive named on the command line (.o, .a) holds CUDA code: the driver
+ * reads them for the registration of a fat binary (whole-program device code,
+ * from clang or nvcc) and for an offloading section (relocatable device code,
+ * clang -fgpu-rdc). A CUDA link runs clang++ (the host code is C++) and adds
+ * the toolkit, cudart, the CUDA driver library and their run path and, for
+ * relocatable device code, --offload-link, without which clang would link the
+ * host code and silently drop the device code. Libraries named with -l are
+ * not read; a link with no CUDA in it gets nothing of this.
+ *
  * Its exit status is clang's: it execs clang, no shell in between.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem */
 
+#include <ctype.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +60,12 @@
 
 #define DEFAULT_GPU_ARCH "sm_90"
 
+/* Deeper nesting of @file is a cycle: the driver stops reading there and
+ * leaves clang to report it. */
+#define MAX_RESPONSE_FILE_DEPTH 32
+
+#define COUNT(array) (sizeof(array) / sizeof(array)[0])
+
 /* ---- small helpers ---- */
 
 static _Noreturn void fail(const char *fmt, const char *arg) {
@@ -40,11 +75,16 @@ static _Noreturn void fail(const char *fmt, const char *arg) {
   exit(1);
 }
 
+static void *reallocate(void *p, size_t size) {
+  p = realloc(p, size);
+  if (!p)
+    fail("%s", "out of memory");
+  return p;
+}
+
 static char *concat(const char *a, const char *b) {
   size_t na = strlen(a), nb = strlen(b);
-  char *s = malloc(na + nb + 1);
-  if (!s)
-    fail("%s", "out of memory");
+  char *s = reallocate(NULL, na + nb + 1);
   memcpy(s, a, na);
   memcpy(s + na, b, nb + 1);
   return s;
@@ -69,34 +109,115 @@ static bool is_dir(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* ---- the command line being built ---- */
+static bool in_list(const char *s, const char *const *list, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if (strcmp(s, list[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The whole file as a string, or NULL if it cannot be read. */
+static char *read_text_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t size = 0, capacity = 4096;
+  char *text = reallocate(NULL, capacity);
+  size_t n;
+  while ((n = fread(text + size, 1, capacity - size - 1, f)) > 0) {
+    size += n;
+    if (capacity - size == 1) {
+      capacity *= 2;
+      text = reallocate(text, capacity);
+    }
+  }
+  bool ok = !ferror(f);
+  fclose(f);
+  if (!ok) {
+    free(text);
+    return NULL;
+  }
+  text[size] = '\0';
+  return text;
+}
+
+/* ---- argument lists (the clang command, the object inputs) ---- */
 
 typedef struct {
-  const char **args;
+  const char **args; /* NULL-terminated, for execv */
   int count, capacity;
-} Command;
+} ArgList;
 
-static void add(Command *cmd, const char *arg) {
-  if (cmd->count + 2 > cmd->capacity) {
-    cmd->capacity = cmd->capacity ? 2 * cmd->capacity : 64;
-    cmd->args = realloc(cmd->args, (size_t)cmd->capacity * sizeof *cmd->args);
-    if (!cmd->args)
-      fail("%s", "out of memory");
+static void add(ArgList *list, const char *arg) {
+  if (list->count + 2 > list->capacity) {
+    list->capacity = list->capacity ? 2 * list->capacity : 64;
+    list->args = reallocate(list->args, (size_t)list->capacity * sizeof *list->args);
   }
-  cmd->args[cmd->count++] = arg;
-  cmd->args[cmd->count] = NULL;
+  list->args[list->count++] = arg;
+  list->args[list->count] = NULL;
+}
+
+/* ---- languages ---- */
+
+typedef enum {
+  BY_SUFFIX, /* no -x in effect (or -x none) */
+  LANG_C,
+  LANG_CXX,
+  LANG_CUDA,
+  LANG_OBJECT, /* an object file or archive, read for CUDA code */
+  LANG_OTHER,  /* assembly, IR, a shared library, ...: passed on */
+} Language;
+
+typedef struct {
+  const char *name;
+  Language language;
+} NamedLanguage;
+
+/* The values of -x, by prefix; the first match wins (c++-header is C++,
+ * cuda-cpp-output CUDA, c-header C). */
+static const NamedLanguage x_languages[] = {
+    {"none", BY_SUFFIX},
+    {"cuda", LANG_CUDA},
+    {"c++", LANG_CXX},
+    {"objective-c++", LANG_CXX},
+    {"c", LANG_C},
+};
+
+/* What an input is, by its suffix, when no -x is in effect. */
+static const NamedLanguage suffix_languages[] = {
+    {".cu", LANG_CUDA}, {".cpp", LANG_CXX}, {".cc", LANG_CXX},  {".cxx", LANG_CXX},
+    {".c++", LANG_CXX}, {".C", LANG_CXX},   {".c", LANG_C},     {".o", LANG_OBJECT},
+    {".a", LANG_OBJECT},
+};
+
+static Language language_named(const char *x_value) {
+  for (size_t i = 0; i < COUNT(x_languages); i++)
+    if (starts_with(x_value, x_languages[i].name))
+      return x_languages[i].language;
+  return LANG_OTHER;
+}
+
+static Language language_of_file(const char *file) {
+  for (size_t i = 0; i < COUNT(suffix_languages); i++)
+    if (ends_with(file, suffix_languages[i].name))
+      return suffix_languages[i].language;
+  return LANG_OTHER;
 }
 
 /* ---- what the user asked for ---- */
 
 typedef struct {
-  bool cxx;       /* a C++ or CUDA input: run clang++ */
-  bool cuda;      /* a CUDA input */
-  bool has_input; /* at least one input file (or an object, or stdin) */
-  bool no_link;   /* -c, -S, -E, ...: clang stops before linking */
-  bool gpu_arch;  /* the user chose the GPU */
+  bool cxx_source;       /* a C++ source */
+  bool cuda_source;      /* a CUDA source */
+  bool has_input;        /* at least one input file (or an object, or stdin) */
+  bool no_link;          /* -c, -S, -E, ...: clang stops before linking */
+  bool gpu_arch;         /* the user chose the GPU */
   const char *cuda_path; /* the user's --cuda-path=, or NULL */
   bool version, help;
+  ArgList objects;       /* the object and archive inputs */
+  bool cuda_object;      /* one of them holds CUDA code (read when linking) */
+  bool rdc_object;       /* one of them holds relocatable device code */
+  bool *c_source;        /* c_source[i]: argv[i] is a C source known by its suffix */
 } Request;
 
 /* Options whose value is the next argument ("-o file"). */
@@ -108,44 +229,52 @@ static bool takes_value(const char *opt) {
       "-MQ", "-MJ", "-Xclang", "-Xlinker", "-Xassembler", "-Xpreprocessor",
       "-Xcuda-ptxas", "-Xcuda-fatbinary", "-Xoffload-linker", "-Xarch_host",
       "-Xarch_device", "-mllvm", "-target", "-arch", "-framework", "--param",
-      "-serialize-diagnostics", "-dependency-file", "-working-directory", NULL};
-  for (int i = 0; options[i]; i++)
-    if (strcmp(opt, options[i]) == 0)
-      return true;
-  return false;
+      "-serialize-diagnostics", "-dependency-file", "-working-directory"};
+  return in_list(opt, options, COUNT(options));
 }
 
 /* Options after which clang produces no executable. */
 static bool stops_before_link(const char *opt) {
   static const char *const options[] = {
       "-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-emit-llvm", "-emit-ast",
-      "--precompile", "--cuda-device-only", "--offload-device-only", NULL};
-  for (int i = 0; options[i]; i++)
-    if (strcmp(opt, options[i]) == 0)
-      return true;
-  return false;
+      "--precompile", "--cuda-device-only", "--offload-device-only"};
+  return in_list(opt, options, COUNT(options));
 }
 
-static void note_language(Request *req, const char *language) {
-  if (strcmp(language, "cuda") == 0)
-    req->cuda = req->cxx = true;
-  else if (starts_with(language, "c++"))
-    req->cxx = true;
-}
+/* Reads the arguments one by one, response files expanded. */
+typedef struct {
+  Request *req;
+  const char *option;  /* the option whose value comes next, or NULL */
+  Language x_language; /* the -x in effect */
+} Reader;
 
-static void note_input(Request *req, const char *file) {
-  static const char *const cxx_suffixes[] = {".cpp", ".cc", ".cxx", ".c++", ".C", NULL};
+static void note_input(Reader *r, const char *file, int argv_index) {
+  Request *req = r->req;
+  Language language = r->x_language == BY_SUFFIX ? language_of_file(file) : r->x_language;
   req->has_input = true;
-  if (ends_with(file, ".cu")) {
-    req->cuda = req->cxx = true;
-    return;
+  switch (language) {
+  case LANG_CUDA:
+    req->cuda_source = true;
+    break;
+  case LANG_CXX:
+    req->cxx_source = true;
+    break;
+  case LANG_C:
+    /* Only an argument of the driver's own command line can be given its
+     * -x c (a response file is passed on as it is). */
+    if (r->x_language == BY_SUFFIX && argv_index > 0)
+      req->c_source[argv_index] = true;
+    break;
+  case LANG_OBJECT:
+    add(&req->objects, file);
+    break;
+  default:
+    break;
   }
-  for (int i = 0; cxx_suffixes[i]; i++)
-    if (ends_with(file, cxx_suffixes[i]))
-      req->cxx = true;
 }
 
-static void note_option(Request *req, const char *opt) {
+static void note_option(Reader *r, const char *opt) {
+  Request *req = r->req;
   if (stops_before_link(opt))
     req->no_link = true;
   else if (strcmp(opt, "--version") == 0)
@@ -153,28 +282,129 @@ static void note_option(Request *req, const char *opt) {
   else if (strcmp(opt, "--help") == 0)
     req->help = true;
   else if (starts_with(opt, "-x") && opt[2])
-    note_language(req, opt + 2);
+    r->x_language = language_named(opt + 2);
   else if (starts_with(opt, "--cuda-path="))
     req->cuda_path = opt + strlen("--cuda-path=");
   else if (starts_with(opt, "--cuda-gpu-arch") || starts_with(opt, "--offload-arch"))
     req->gpu_arch = true;
 }
 
-static Request read_request(int argc, char **argv) {
-  Request req = {0};
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (arg[0] != '-' || strcmp(arg, "-") == 0) {
-      note_input(&req, arg);
-    } else if (takes_value(arg) && i + 1 < argc) {
-      if (strcmp(arg, "-x") == 0)
-        note_language(&req, argv[i + 1]);
-      i++;
-    } else {
-      note_option(&req, arg);
+/* argv_index: where the argument is in argv, or 0 if a response file holds it. */
+static void read_argument(Reader *r, const char *arg, int argv_index) {
+  if (r->option) {
+    if (strcmp(r->option, "-x") == 0)
+      r->x_language = language_named(arg);
+    r->option = NULL;
+  } else if (arg[0] != '-' || strcmp(arg, "-") == 0) {
+    note_input(r, arg, argv_index);
+  } else if (takes_value(arg)) {
+    r->option = arg;
+  } else {
+    note_option(r, arg);
+  }
+}
+
+/* The next argument in a response file, from *text on (which it advances),
+ * or NULL at the end. */
+static char *next_response_argument(const char **text) {
+  const char *p = *text;
+  while (isspace((unsigned char)*p))
+    p++;
+  if (!*p) {
+    *text = p;
+    return NULL;
+  }
+  char *arg = reallocate(NULL, strlen(p) + 1), *out = arg;
+  char quote = 0;
+  for (; *p && (quote || !isspace((unsigned char)*p)); p++) {
+    if (*p == '\\' && p[1])
+      *out++ = *++p;
+    else if (quote && *p == quote)
+      quote = 0;
+    else if (!quote && (*p == '"' || *p == '\''))
+      quote = *p;
+    else
+      *out++ = *p;
+  }
+  *out = '\0';
+  *text = p;
+  return arg;
+}
+
+/* Reads the argument or, for a readable @file, the arguments it holds. */
+static void read_expanded(Reader *r, const char *arg, int argv_index, int depth) {
+  char *text = NULL;
+  if (arg[0] == '@' && depth < MAX_RESPONSE_FILE_DEPTH)
+    text = read_text_file(arg + 1);
+  if (!text) {
+    read_argument(r, arg, argv_index);
+    return;
+  }
+  const char *cursor = text;
+  char *inner;
+  while ((inner = next_response_argument(&cursor)))
+    if (*inner) /* "" is no argument for clang either */
+      read_expanded(r, inner, 0, depth + 1);
+  free(text);
+}
+
+/* ---- CUDA code in objects ---- */
+
+/* What CUDA code leaves in an object file (and so in an archive of them). */
+static const struct {
+  const char *mark;
+  bool relocatable;
+} cuda_object_marks[] = {
+    /* whole-program device code: the host code registers its fat binary */
+    {"__cudaRegisterFatBinary", false},
+    /* relocatable device code (clang -fgpu-rdc), still to be linked */
+    {".llvm.offloading", true},
+};
+
+static void read_object_for_cuda(Request *req, const char *path) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return; /* clang reports it */
+  struct stat st;
+  void *bytes = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size > 0)
+    bytes = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (bytes == MAP_FAILED)
+    return;
+  for (size_t i = 0; i < COUNT(cuda_object_marks); i++) {
+    const char *mark = cuda_object_marks[i].mark;
+    if (memmem(bytes, (size_t)st.st_size, mark, strlen(mark))) {
+      req->cuda_object = true;
+      req->rdc_object |= cuda_object_marks[i].relocatable;
     }
   }
+  munmap(bytes, (size_t)st.st_size);
+}
+
+static bool links(const Request *req) {
+  return req->has_input && !req->no_link;
+}
+
+static Request read_request(int argc, char **argv) {
+  Request req = {0};
+  req.c_source = reallocate(NULL, (size_t)argc * sizeof *req.c_source);
+  memset(req.c_source, 0, (size_t)argc * sizeof *req.c_source);
+  Reader reader = {.req = &req, .x_language = BY_SUFFIX};
+  for (int i = 1; i < argc; i++)
+    read_expanded(&reader, argv[i], i, 0);
+  if (links(&req))
+    for (int i = 0; i < req.objects.count; i++)
+      read_object_for_cuda(&req, req.objects.args[i]);
   return req;
+}
+
+static bool cuda_link(const Request *req) {
+  return links(req) && (req->cuda_source || req->cuda_object);
+}
+
+static bool needs_cxx(const Request *req) {
+  return req->cxx_source || req->cuda_source || cuda_link(req);
 }
 
 /* ---- where things are ---- */
@@ -227,14 +457,14 @@ static const char *cuda_library_dir(const char *root) {
 
 static void require_cuda(const char *root) {
   if (!is_file(concat(root, "/include/cuda_runtime.h")))
-    fail("CUDA input, but no CUDA toolkit at %s (set KINASE_CUDA_PATH or pass "
-         "--cuda-path=DIR)",
+    fail("CUDA code (a CUDA source, or an object holding CUDA code), but no CUDA "
+         "toolkit at %s (set KINASE_CUDA_PATH or pass --cuda-path=DIR)",
          root);
 }
 
 /* ---- the clang command ---- */
 
-static void add_kinase(Command *cmd, const char *prefix) {
+static void add_kinase(ArgList *cmd, const char *prefix) {
   char *plugin = concat(prefix, "/lib/Kinase.so");
   if (!is_file(plugin))
     fail("the Kinase plugin is missing: %s (build the Kinase target)", plugin);
@@ -257,15 +487,31 @@ static void add_kinase(Command *cmd, const char *prefix) {
     add(cmd, enzyme_attributes[i]);
 }
 
-static void add_cuda_compile(Command *cmd, const Request *req, const char *root) {
+/* The toolkit, for compiling CUDA and for linking device code. */
+static void add_cuda_toolkit(ArgList *cmd, const Request *req, const char *root) {
+  require_cuda(root);
   if (!req->cuda_path)
     add(cmd, concat("--cuda-path=", root));
-  if (!req->gpu_arch)
-    add(cmd, "--cuda-gpu-arch=" DEFAULT_GPU_ARCH);
   add(cmd, "-Wno-unknown-cuda-version");
 }
 
-static void add_runtime(Command *cmd, const char *prefix) {
+/* The user's arguments, in order; under clang++, C sources stay C. */
+static void add_user_arguments(ArgList *cmd, int argc, char **argv, const Request *req) {
+  bool keep_c = needs_cxx(req);
+  for (int i = 1; i < argc; i++) {
+    if (keep_c && req->c_source[i]) {
+      add(cmd, "-x");
+      add(cmd, "c");
+      add(cmd, argv[i]);
+      add(cmd, "-x");
+      add(cmd, "none");
+    } else {
+      add(cmd, argv[i]);
+    }
+  }
+}
+
+static void add_runtime(ArgList *cmd, const char *prefix) {
   char *runtime = concat(prefix, "/lib/libkinase_rt.a");
   if (!is_file(runtime))
     fail("the Kinase runtime is missing: %s (build the kinase_rt target)", runtime);
@@ -273,8 +519,10 @@ static void add_runtime(Command *cmd, const char *prefix) {
 }
 
 /* cudart and the driver; a toolkit without a driver (a build machine) has
- * libcuda.so only among its link stubs, whose soname is the real driver's. */
-static void add_cuda_link(Command *cmd, const char *root) {
+ * libcuda.so only among its link stubs, whose soname is the real driver's.
+ * Relocatable device code in objects is linked by clang-linker-wrapper,
+ * which clang runs for a link of objects only if told to. */
+static void add_cuda_link(ArgList *cmd, const Request *req, const char *root) {
   const char *libdir = cuda_library_dir(root);
   char *stubs = concat(libdir, "/stubs");
   add(cmd, concat("-L", libdir));
@@ -283,34 +531,38 @@ static void add_cuda_link(Command *cmd, const char *root) {
   add(cmd, "-lcudart");
   add(cmd, "-lcuda");
   add(cmd, concat("-Wl,-rpath,", libdir));
+  if (req->rdc_object)
+    add(cmd, "--offload-link");
 }
 
 static const char *clang_path(const Request *req) {
-  return req->cxx ? KINASE_CLANG_BINDIR "/clang++" : KINASE_CLANG_BINDIR "/clang";
+  return needs_cxx(req) ? KINASE_CLANG_BINDIR "/clang++" : KINASE_CLANG_BINDIR "/clang";
 }
 
-static Command build_command(int argc, char **argv, const Request *req) {
-  Command cmd = {0};
+static ArgList build_command(int argc, char **argv, const Request *req) {
+  ArgList cmd = {0};
   const char *prefix = install_prefix();
   const char *root = cuda_root(req);
-  bool links = req->has_input && !req->no_link;
 
   add(&cmd, clang_path(req));
   add_kinase(&cmd, prefix);
-  if (req->cuda) {
-    require_cuda(root);
-    add_cuda_compile(&cmd, req, root);
-  }
-  for (int i = 1; i < argc; i++)
-    add(&cmd, argv[i]);
-  if (links)
+  if (req->cuda_source || cuda_link(req))
+    add_cuda_toolkit(&cmd, req, root);
+  if (req->cuda_source && !req->gpu_arch)
+    add(&cmd, "--cuda-gpu-arch=" DEFAULT_GPU_ARCH);
+  add_user_arguments(&cmd, argc, argv, req);
+  if (links(req)) {
+    /* What follows is the driver's: no -x of the user's applies to it. */
+    add(&cmd, "-x");
+    add(&cmd, "none");
     add_runtime(&cmd, prefix);
-  if (links && req->cuda)
-    add_cuda_link(&cmd, root);
+  }
+  if (cuda_link(req))
+    add_cuda_link(&cmd, req, root);
   return cmd;
 }
 
-static _Noreturn void run(const Command *cmd) {
+static _Noreturn void run(const ArgList *cmd) {
   fflush(stdout);
   execv(cmd->args[0], (char *const *)cmd->args);
   perror(cmd->args[0]);
@@ -321,7 +573,7 @@ static _Noreturn void run(const Command *cmd) {
 
 static _Noreturn void print_version(const Request *req) {
   printf("kinase-cc (Kinase) %s\n", KINASE_VERSION);
-  Command cmd = {0};
+  ArgList cmd = {0};
   add(&cmd, clang_path(req));
   add(&cmd, "--version");
   run(&cmd);
@@ -339,8 +591,9 @@ static void print_help(void) {
          "  KINASE_PRINT=1, KINASE_LIST=1 in the environment do the same\n"
          "  KINASE_CUDA_PATH=DIR  the CUDA toolkit (default %s)\n"
          "\n"
-         "CUDA inputs (.cu, -x cuda) get --cuda-path, --cuda-gpu-arch=%s unless\n"
-         "given, and, when linking, cudart and the CUDA driver.\n"
+         "CUDA sources (.cu, -x cuda) get --cuda-path and --cuda-gpu-arch=%s unless\n"
+         "given. A link of CUDA sources or of objects holding CUDA code gets cudart,\n"
+         "the CUDA driver and, for -fgpu-rdc objects, --offload-link.\n"
          "\n"
          "All clang options are accepted and passed on in order; see clang --help.\n",
          KINASE_CUDA_ROOT, DEFAULT_GPU_ARCH);
@@ -354,6 +607,6 @@ int main(int argc, char **argv) {
   }
   if (req.version)
     print_version(&req);
-  Command cmd = build_command(argc, argv, &req);
+  ArgList cmd = build_command(argc, argv, &req);
   run(&cmd);
 }

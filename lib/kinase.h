@@ -374,6 +374,18 @@ bool cuda_is_launch_stub(LLVMValueRef fn);
  * sweep) in reverse mode, `deriv` in forward mode. */
 bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv);
 
+/* ---- cuda/threads.c: thread geometry in device code ---- */
+
+/* A read of the thread's index, its block's, or the launch's sizes. */
+bool cuda_is_thread_geometry(LLVMValueRef v);
+/* Whether only this thread touches `address` (and every other address its
+ * function reaches through the same parameter), in a one-dimensional
+ * launch: base + S * (blockIdx.x * blockDim.x + threadIdx.x) + c, 0 <= c < S. */
+bool cuda_thread_owns(LLVMValueRef address);
+/* Emits: is the launch one-dimensional (blockDim.y = blockDim.z = gridDim.y =
+ * gridDim.z = 1)? */
+LLVMValueRef cuda_launch_is_linear(LLVMBuilderRef b);
+
 /* ---- forward.c ---- */
 
 /* Fills the body of `deriv`, the forward derivative for `sig`. */

@@ -108,20 +108,46 @@ static void reverse_partials(Reverse *r, LLVMValueRef inst, PartialFn partial, u
  * atomically (a thread's own stack memory excepted), unless the user marked
  * the function enzyme_elementwise_read: each thread reads only elements no
  * other thread reads. */
+static void add_plainly(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+  LLVMValueRef old = LLVMBuildLoad2(r->b, LLVMTypeOf(a), shadow, "");
+  LLVMValueRef store = LLVMBuildStore(r->b, rev_add_any(r->b, old, a), shadow);
+  LLVMSetAlignment(old, LLVMGetAlignment(load));
+  LLVMSetAlignment(store, LLVMGetAlignment(load));
+}
+
+static void add_atomically(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+  LLVMValueRef add = LLVMBuildAtomicRMW(r->b, LLVMAtomicRMWBinOpFAdd, shadow, a, LLVMAtomicOrderingMonotonic, 0);
+  LLVMSetAlignment(add, LLVMGetAlignment(load));
+}
+
+/* An address the thread owns (cuda/threads.c) in a one-dimensional launch
+ * takes a plain add; other launches keep the atomic one. */
+static void add_where_owned(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(r->b));
+  LLVMBasicBlockRef owned = LLVMAppendBasicBlockInContext(ctx(), fn, "owned");
+  LLVMBasicBlockRef shared = LLVMAppendBasicBlockInContext(ctx(), fn, "shared");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx(), fn, "accumulated");
+  LLVMBuildCondBr(r->b, cuda_launch_is_linear(r->b), owned, shared);
+  LLVMPositionBuilderAtEnd(r->b, owned);
+  add_plainly(r, shadow, a, load);
+  LLVMBuildBr(r->b, done);
+  LLVMPositionBuilderAtEnd(r->b, shared);
+  add_atomically(r, shadow, a, load);
+  LLVMBuildBr(r->b, done);
+  LLVMPositionBuilderAtEnd(r->b, done);
+}
+
 static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
   LLVMTypeRef type = LLVMTypeOf(a);
   const Registration *marked = registry_of(r->sig->fn);
   bool shared = !LLVMIsAAllocaInst(kn_underlying_object(LLVMGetOperand(load, 0))) &&
                 !(marked && marked->elementwise_read);
-  if (kn_module.gpu && shared && kn_is_float_type(type) && LLVMGetTypeKind(type) != LLVMVectorTypeKind) {
-    LLVMValueRef add = LLVMBuildAtomicRMW(r->b, LLVMAtomicRMWBinOpFAdd, shadow, a, LLVMAtomicOrderingMonotonic, 0);
-    LLVMSetAlignment(add, LLVMGetAlignment(load));
-    return;
-  }
-  LLVMValueRef old = LLVMBuildLoad2(r->b, type, shadow, "");
-  LLVMValueRef store = LLVMBuildStore(r->b, rev_add_any(r->b, old, a), shadow);
-  LLVMSetAlignment(old, LLVMGetAlignment(load));
-  LLVMSetAlignment(store, LLVMGetAlignment(load));
+  if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
+    add_plainly(r, shadow, a, load);
+  else if (cuda_thread_owns(LLVMGetOperand(load, 0)))
+    add_where_owned(r, shadow, a, load);
+  else
+    add_atomically(r, shadow, a, load);
 }
 
 /* A store overwrites what its location held: the adjoint there goes to the

@@ -109,6 +109,8 @@ bool rev_recomputable(LLVMValueRef inst) {
   case LLVMICmp: case LLVMFCmp: case LLVMSelect: case LLVMExtractValue: case LLVMInsertValue:
   case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMFreeze:
     return true;
+  case LLVMCall:
+    return cuda_is_thread_geometry(inst); /* the same for the thread all along */
   default:
     return false;
   }

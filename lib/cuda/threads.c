@@ -1,0 +1,237 @@
+/* Thread geometry in device code: which values name the thread (its
+ * indices, its block's, the launch's sizes), and which addresses only this
+ * thread touches, so that adjoints can go there without atomics.
+ *
+ * An address a thread owns: base + S * gid + c, where base is a parameter
+ * of the derivative, gid the thread's global index in x (blockIdx.x *
+ * blockDim.x + threadIdx.x), and every access through base in the function
+ * lies within [S * gid, S * gid + S). Distinct threads then touch disjoint
+ * bytes, as long as the launch is one-dimensional: with threads that share
+ * an x index (blockDim.y > 1), gid is not theirs alone, so the generated code
+ * checks the launch's shape once and keeps the atomic path for the others.
+ */
+#include "kinase.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static const char *const geometry_prefixes[] = {
+    "llvm.nvvm.read.ptx.sreg.tid.",   "llvm.nvvm.read.ptx.sreg.ntid.",
+    "llvm.nvvm.read.ptx.sreg.ctaid.", "llvm.nvvm.read.ptx.sreg.nctaid.",
+    "llvm.nvvm.read.ptx.sreg.warpsize", "llvm.nvvm.read.ptx.sreg.laneid",
+};
+
+/* The special register `v` reads: a call of its intrinsic, or (before
+ * clang's pipeline inlines them) of CUDA's wrappers such as
+ * __cuda_builtin_threadIdx_t::__fetch_builtin_x(), whose body returns it. */
+static const char *register_read(LLVMValueRef v) {
+  LLVMValueRef callee = LLVMIsACallInst(v) ? kn_called_function(v) : NULL;
+  if (!callee || LLVMGetNumArgOperands(v) != 0)
+    return NULL;
+  if (LLVMIsDeclaration(callee))
+    return kn_function_name(callee);
+  LLVMBasicBlockRef only = LLVMGetFirstBasicBlock(callee);
+  LLVMValueRef ret = only && !LLVMGetNextBasicBlock(only) ? LLVMGetBasicBlockTerminator(only) : NULL;
+  if (!ret || LLVMGetInstructionOpcode(ret) != LLVMRet || LLVMGetNumOperands(ret) != 1)
+    return NULL;
+  LLVMValueRef inner = LLVMGetOperand(ret, 0);
+  LLVMValueRef intrinsic = LLVMIsACallInst(inner) ? kn_called_function(inner) : NULL;
+  return intrinsic && LLVMIsDeclaration(intrinsic) ? kn_function_name(intrinsic) : NULL;
+}
+
+static bool reads_register(LLVMValueRef v, const char *prefix) {
+  const char *name = register_read(v);
+  return name && !strncmp(name, prefix, strlen(prefix));
+}
+
+bool cuda_is_thread_geometry(LLVMValueRef v) {
+  for (size_t i = 0; i < sizeof geometry_prefixes / sizeof *geometry_prefixes; i++)
+    if (reads_register(v, geometry_prefixes[i]))
+      return true;
+  return false;
+}
+
+static LLVMValueRef strip_int_casts(LLVMValueRef v) {
+  while (LLVMIsAZExtInst(v) || LLVMIsASExtInst(v))
+    v = LLVMGetOperand(v, 0);
+  return v;
+}
+
+static bool is_register(LLVMValueRef v, const char *name) {
+  const char *read = register_read(v);
+  return read && !strcmp(read, name);
+}
+
+/* blockIdx.x * blockDim.x + threadIdx.x, in either order. */
+static bool is_global_index(LLVMValueRef v) {
+  v = strip_int_casts(v);
+  if (!LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMAdd)
+    return false;
+  for (int k = 0; k < 2; k++) {
+    LLVMValueRef mul = strip_int_casts(LLVMGetOperand(v, k)), tid = strip_int_casts(LLVMGetOperand(v, 1 - k));
+    if (!is_register(tid, "llvm.nvvm.read.ptx.sreg.tid.x") || !LLVMIsAInstruction(mul) ||
+        LLVMGetInstructionOpcode(mul) != LLVMMul)
+      continue;
+    LLVMValueRef a = strip_int_casts(LLVMGetOperand(mul, 0)), b = strip_int_casts(LLVMGetOperand(mul, 1));
+    if ((is_register(a, "llvm.nvvm.read.ptx.sreg.ctaid.x") && is_register(b, "llvm.nvvm.read.ptx.sreg.ntid.x")) ||
+        (is_register(b, "llvm.nvvm.read.ptx.sreg.ctaid.x") && is_register(a, "llvm.nvvm.read.ptx.sreg.ntid.x")))
+      return true;
+  }
+  return false;
+}
+
+/* An offset in bytes as scale * gid + constant; false if it is not one. */
+typedef struct {
+  int64_t scale, constant;
+} Affine;
+
+static bool constant_of(LLVMValueRef v, int64_t *out) {
+  if (!LLVMIsAConstantInt(v))
+    return false;
+  *out = LLVMConstIntGetSExtValue(v);
+  return true;
+}
+
+static bool affine(LLVMValueRef v, Affine *out, int depth) {
+  int64_t c;
+  if (constant_of(v, &c)) {
+    *out = (Affine){0, c};
+    return true;
+  }
+  if (depth > 8)
+    return false;
+  if (is_global_index(v)) {
+    *out = (Affine){1, 0};
+    return true;
+  }
+  v = strip_int_casts(v);
+  if (!LLVMIsAInstruction(v))
+    return false;
+  Affine a, b;
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMAdd:
+  case LLVMOr: /* an or of disjoint bits, as instcombine writes an add */
+    if (!affine(LLVMGetOperand(v, 0), &a, depth + 1) || !affine(LLVMGetOperand(v, 1), &b, depth + 1))
+      return false;
+    if (LLVMGetInstructionOpcode(v) == LLVMOr && (a.scale || b.scale))
+      return false;
+    *out = (Affine){a.scale + b.scale, a.constant + b.constant};
+    return true;
+  case LLVMMul:
+    for (int k = 0; k < 2; k++)
+      if (constant_of(LLVMGetOperand(v, k), &c) && affine(LLVMGetOperand(v, 1 - k), &a, depth + 1)) {
+        *out = (Affine){a.scale * c, a.constant * c};
+        return true;
+      }
+    return false;
+  case LLVMShl:
+    if (!constant_of(LLVMGetOperand(v, 1), &c) || c < 0 || c > 32 ||
+        !affine(LLVMGetOperand(v, 0), &a, depth + 1))
+      return false;
+    *out = (Affine){a.scale << c, a.constant << c};
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* The address as base + offset: the base (through GEPs) and the offset in
+ * bytes, affine in gid. */
+static bool decompose(LLVMValueRef address, LLVMValueRef *base, Affine *offset) {
+  Affine sum = {0, 0};
+  LLVMValueRef p = kn_strip_casts(address);
+  while (LLVMIsAGetElementPtrInst(p)) {
+    LLVMTypeRef type = LLVMGetGEPSourceElementType(p);
+    unsigned n = LLVMGetNumOperands(p);
+    for (unsigned i = 1; i < n; i++) {
+      Affine index;
+      if (!affine(LLVMGetOperand(p, i), &index, 0))
+        return false;
+      int64_t size;
+      if (i == 1) {
+        size = (int64_t)LLVMABISizeOfType(kn_module.layout, type);
+      } else if (LLVMGetTypeKind(type) == LLVMStructTypeKind) {
+        size = 0;
+        index.constant = (int64_t)LLVMOffsetOfElement(kn_module.layout, type, (unsigned)index.constant);
+        index.scale = 0;
+        type = LLVMStructGetTypeAtIndex(type, (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(p, i)));
+        sum.constant += index.constant;
+        continue;
+      } else {
+        type = LLVMGetElementType(type);
+        size = (int64_t)LLVMABISizeOfType(kn_module.layout, type);
+      }
+      sum.scale += index.scale * size;
+      sum.constant += index.constant * size;
+    }
+    p = kn_strip_casts(LLVMGetOperand(p, 0));
+  }
+  *base = p;
+  *offset = sum;
+  return true;
+}
+
+static LLVMValueRef access_address(LLVMValueRef inst, uint64_t *bytes) {
+  if (LLVMIsALoadInst(inst)) {
+    *bytes = LLVMABISizeOfType(kn_module.layout, LLVMTypeOf(inst));
+    return LLVMGetOperand(inst, 0);
+  }
+  if (LLVMIsAStoreInst(inst)) {
+    *bytes = LLVMABISizeOfType(kn_module.layout, LLVMTypeOf(LLVMGetOperand(inst, 0)));
+    return LLVMGetOperand(inst, 1);
+  }
+  return NULL;
+}
+
+/* Whether every use of `base` in its function is a load or store at
+ * base + scale * gid + c with 0 <= c and c + size <= scale. */
+static bool owned_everywhere(LLVMValueRef base, int64_t scale, ValueSet *seen, LLVMValueRef v) {
+  if (!vset_add(seen, v))
+    return true;
+  for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    uint64_t bytes;
+    LLVMValueRef address = access_address(user, &bytes);
+    if (address == v && !(LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == v)) {
+      LLVMValueRef b;
+      Affine offset;
+      if (!decompose(address, &b, &offset) || b != base || offset.scale != scale ||
+          offset.constant < 0 || offset.constant + (int64_t)bytes > scale)
+        return false;
+      continue;
+    }
+    if (LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user) || LLVMIsAAddrSpaceCastInst(user)) {
+      if (!owned_everywhere(base, scale, seen, user))
+        return false;
+      continue;
+    }
+    return false; /* stored, passed to a call, compared, turned into an integer */
+  }
+  return true;
+}
+
+bool cuda_thread_owns(LLVMValueRef address) {
+  LLVMValueRef base;
+  Affine offset;
+  if (!decompose(address, &base, &offset) || !LLVMIsAArgument(base) || offset.scale <= 0)
+    return false;
+  ValueSet seen = {0};
+  bool owned = owned_everywhere(base, offset.scale, &seen, base);
+  vset_free(&seen);
+  return owned;
+}
+
+static LLVMValueRef read_register(LLVMBuilderRef b, const char *name) {
+  return kn_call_libc(b, name, LLVMInt32TypeInContext(kn_module.ctx), NULL, 0);
+}
+
+LLVMValueRef cuda_launch_is_linear(LLVMBuilderRef b) {
+  static const char *const others[] = {
+      "llvm.nvvm.read.ptx.sreg.ntid.y", "llvm.nvvm.read.ptx.sreg.ntid.z",
+      "llvm.nvvm.read.ptx.sreg.nctaid.y", "llvm.nvvm.read.ptx.sreg.nctaid.z"};
+  LLVMValueRef product = read_register(b, others[0]);
+  for (size_t i = 1; i < sizeof others / sizeof *others; i++)
+    product = LLVMBuildMul(b, product, read_register(b, others[i]), "");
+  return LLVMBuildICmp(b, LLVMIntEQ, product, LLVMConstInt(LLVMInt32TypeInContext(kn_module.ctx), 1, 0),
+                       "linear.launch");
+}

@@ -83,6 +83,7 @@ KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3]
   CUfunction reverse = kinase_rt_derivative(k, "krev", modes, shadows, where);
   KinaseLaunch *l = record(k, reverse, grid, block, shmem, stream, args, shadows, modes, where);
   kinase_rt_pending_add(l, args);
+  /* Even when K is skipped: its reverse kernel re-runs K's writes. */
   kinase_rt_protect_writes(k, args, stream, where);
   if (!skippable(k, modes))
     launch(k->function, grid, block, shmem, stream, args, where);

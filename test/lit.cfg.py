@@ -7,12 +7,17 @@
 #   %kinase-cc     build/bin/kinase-cc
 #   %clang-plugin  clang -fpass-plugin=%plugin -I<repo>/include
 #   %clang         clang (LLVM 22)
+#   %clangxx       clang++ (LLVM 22)
 #   %ptxas         <cuda>/bin/ptxas                        (feature: cuda)
 #   %cuda-root     the CUDA toolkit, for clang --cuda-path=
 #   %check-c       test/tools/check-c: `// RUN: %check-c %s %t [flags]` builds a
 #                  self-checking C program four ways and runs each
 #   %testinc       -I<repo>/test/c/include                 (check.h)
 #   %cudainc       -I<repo>/test/cuda/include              (cuda_check.h)
+#   %runtimeinc    -I<repo>/runtime                        (kinase_cuda.h)
+#   %kinase-rt     build/lib/libkinase_rt.a                (the runtime archive)
+#   %runtime-build build/runtime                           (its objects, accumulate.ptx)
+#   %cuda-link     -L<cuda>/lib64 -L<cuda>/lib64/stubs -lcudart -lcuda
 #   %fuzz-numeric  python3 tools/fuzz-numeric.py           (random programs, derivatives checked)
 import os
 
@@ -59,16 +64,21 @@ config.environment.update({
 config.substitutions += [
     ("%clang-plugin", "%s -fpass-plugin=%s -I%s" % (clang, config.kinase_plugin, include_dir)),
     ("%kinase-cc", config.kinase_cc),
+    ("%kinase-rt", os.path.join(config.kinase_rt_dir, "libkinase_rt.a")),
     ("%kinase-opt", os.path.join(config.kinase_obj_root, "bin", "kinase-opt")),
     ("%fuzz-structural", os.path.join(config.kinase_src_root, "tools", "fuzz-structural.sh")),
     ("%fuzz-numeric", "python3 " + os.path.join(config.kinase_src_root, "tools", "fuzz-numeric.py")),
     ("%sanitize-corpus", os.path.join(config.kinase_src_root, "tools", "sanitize-corpus.sh")),
     ("%cuda-root", config.cuda_root),
+    ("%cuda-link", "-L{0}/lib64 -L{0}/lib64/stubs -lcudart -lcuda".format(config.cuda_root)),
     ("%check-c", check_c),
     ("%testinc", "-I" + test_include_dir),
     ("%cudainc", "-I" + cuda_include_dir),
+    ("%runtimeinc", "-I" + os.path.join(config.kinase_src_root, "runtime")),
+    ("%runtime-build", os.path.join(config.kinase_obj_root, "runtime")),
     ("%plugin", config.kinase_plugin),
     ("%ptxas", ptxas),
+    ("%clangxx", clang + "++"),
     ("%clang", clang),
     ("%opt", "%s -load-pass-plugin=%s" % (opt, config.kinase_plugin)),
 ]

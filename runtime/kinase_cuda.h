@@ -11,7 +11,8 @@
  *                        K, then its reverse sweep;
  *   __kinase_kfwd_PAT_NAME  forward (tangent) kernels: primal and tangents.
  * PAT has one letter per pointer parameter, in order: 'd' (the shadow is
- * used) or 'c' (Const: the shadow is ignored, no adjoint is written). Only
+ * used) or 'c' (Const: the shadow is ignored, no adjoint is written); it is
+ * empty for a kernel without pointer parameters (__kinase_krev__NAME). Only
  * parameters the kernel only reads, as floats, vary: those with
  * KINASE_PARAM_NO_FLOATS are always 'c', and those with KINASE_PARAM_WRITTEN
  * always 'd' (for a Const one, the runtime passes a zeroed scratch shadow
@@ -20,10 +21,10 @@
  * Parameters of both kinds of derivative kernel: every parameter of K, in
  * order, each followed by
  *   - a pointer parameter: its shadow (may be NULL where PAT says 'c');
- *   - an active by-value float parameter (KINASE_PARAM_FLOAT): in reverse
- *     kernels a pointer to a device accumulator of its type, to which every
- *     thread adds its adjoint (NULL: not wanted); in forward kernels its
- *     tangent, by value;
+ *   - a by-value float parameter (KINASE_PARAM_FLOAT), active in the launch
+ *     or not: in reverse kernels a pointer to a device accumulator of its
+ *     type, to which every thread adds its adjoint (NULL: not wanted); in
+ *     forward kernels its tangent, by value (zero where not active);
  *   - any other parameter: nothing.
  */
 #ifndef KINASE_CUDA_H
@@ -31,6 +32,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define KINASE_KERNEL_INFO_MAGIC 0x314e494bu /* "KIN1" */
 
@@ -75,10 +80,12 @@ typedef struct KinaseLaunch KinaseLaunch;
 /* The forward sweep of a launch of `kernel` (the host stub, as
  * cudaLaunchKernel takes it) with grid, block, dynamic shared memory and
  * stream. args[i] points to the value of parameter i (as cudaLaunchKernel
- * takes them); shadows[i] points to the shadow of pointer parameter i where
- * modes[i] is 'd' or 'n', and is NULL otherwise. Launches K (unless skipped),
- * remembers what the reverse sweep needs, and returns it. `where` names the
- * differentiated host function, for messages. */
+ * takes them); shadows[i] points to the shadow of pointer parameter i (to a
+ * pointer, as args[i] points to the primal pointer) where modes[i] is 'd' or
+ * 'n', and is NULL otherwise; a NULL shadow pointer makes the parameter
+ * Const ('c' in PAT). Launches K (unless skipped), remembers what the
+ * reverse sweep needs, and returns it. `where` names the differentiated host
+ * function, for messages. */
 KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3],
                                       const uint32_t block[3], size_t shmem, void *stream,
                                       void **args, void **shadows, const char *modes,
@@ -91,8 +98,9 @@ KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3]
 void __kinase_launch_reverse(KinaseLaunch *launch, void **adjoints);
 
 /* Forward mode: launches the forward kernel in place of K. tangents[i]
- * points to the shadow of a pointer parameter ('d'), or to the tangent of a
- * float parameter ('o'); NULL otherwise. */
+ * points to the shadow of a pointer parameter ('d' or 'n': to a pointer, as
+ * in __kinase_launch_augment), or to the tangent of a float parameter ('o');
+ * NULL otherwise. */
 void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const uint32_t block[3],
                              size_t shmem, void *stream, void **args, void **tangents,
                              const char *modes, const char *where);
@@ -127,5 +135,9 @@ void __kinase_shadow_free(void *shadow, int how, void *stream, const char *where
 /* Reports a failed CUDA call of generated code and exits:
  * "kinase: <call> failed: <CUDA error string> (derivative of <where>)". */
 void __kinase_cuda_check(int status, const char *call, const char *where);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -19,6 +19,10 @@
 #                  self-checking C program four ways and runs each
 #   %testinc       -I<repo>/test/c/include                 (check.h)
 #   %cudainc       -I<repo>/test/cuda/include              (cuda_check.h)
+#   %runtimeinc    -I<repo>/runtime                        (kinase_cuda.h)
+#   %kinase-rt     build/lib/libkinase_rt.a                (the runtime archive)
+#   %runtime-build build/runtime                           (its objects, accumulate.ptx)
+#   %cuda-link     -L<cuda>/lib64 -L<cuda>/lib64/stubs -lcudart -lcuda
 #   %fuzz-numeric  python3 tools/fuzz-numeric.py           (random programs, derivatives checked)
 #   %check-deps    tools/check-deps.sh                     (what the tests use is installed)
 #   %setup-sh      tools/setup.sh                          (--list: its packages)
@@ -68,6 +72,7 @@ config.substitutions += [
     ("%clang-plugin", "%s -fpass-plugin=%s -I%s" % (clang, config.kinase_plugin, include_dir)),
     ("%kinase-cc", config.kinase_cc),
     ("%kinase-build", config.kinase_obj_root),
+    ("%kinase-rt", os.path.join(config.kinase_rt_dir, "libkinase_rt.a")),
     ("%kinase-opt", os.path.join(config.kinase_obj_root, "bin", "kinase-opt")),
     ("%fuzz-structural", os.path.join(config.kinase_src_root, "tools", "fuzz-structural.sh")),
     ("%fuzz-numeric", "python3 " + os.path.join(config.kinase_src_root, "tools", "fuzz-numeric.py")),
@@ -75,9 +80,12 @@ config.substitutions += [
     ("%setup-sh", os.path.join(config.kinase_src_root, "tools", "setup.sh")),
     ("%sanitize-corpus", os.path.join(config.kinase_src_root, "tools", "sanitize-corpus.sh")),
     ("%cuda-root", config.cuda_root),
+    ("%cuda-link", "-L{0}/lib64 -L{0}/lib64/stubs -lcudart -lcuda".format(config.cuda_root)),
     ("%check-c", check_c),
     ("%testinc", "-I" + test_include_dir),
     ("%cudainc", "-I" + cuda_include_dir),
+    ("%runtimeinc", "-I" + os.path.join(config.kinase_src_root, "runtime")),
+    ("%runtime-build", os.path.join(config.kinase_obj_root, "runtime")),
     ("%plugin", config.kinase_plugin),
     ("%ptxas", ptxas),
     ("%clangxx", clang + "++"),

@@ -4,9 +4,14 @@
 #
 # Compiles every test/cuda/*.cu with build/bin/kinase-cc at -O0 and -O2 into
 # outdir/<test>-O0 and outdir/<test>-O2 (default outdir: .device-bundle/ at
-# the repository root, ignored by git), copies test/cuda/run-gpu.sh there as
-# run-all.sh, and the CUDA runtime (libcudart.so.13) into outdir/lib as a
-# fallback for a machine without it. On the GPU machine:
+# the repository root, ignored by git). A source with the line
+#   // GPU-BUILD: clang++
+# is built instead with plain clang++ (LLVM 22, no Kinase pass; KINASE_CLANGXX
+# overrides it) as CUDA for sm_90, linked with build/lib/libkinase_rt.a,
+# cudart and the driver: a test of the runtime with derivative kernels of its
+# own. The script copies test/cuda/run-gpu.sh into outdir as run-all.sh, and
+# the CUDA runtime (libcudart.so.13) into outdir/lib as a fallback for a
+# machine without it. On the GPU machine:
 #
 #   outdir/run-all.sh [logdir]
 #
@@ -20,6 +25,8 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/.device-bundle}
 cc=$root/build/bin/kinase-cc
+runtime=$root/build/lib/libkinase_rt.a
+cxx=${KINASE_CLANGXX:-$(llvm-config-22 --bindir 2>/dev/null)/clang++}
 cuda=${KINASE_CUDA_PATH:-/usr/local/cuda}
 marker=.kinase-device-bundle
 
@@ -29,6 +36,8 @@ die() {
 }
 
 [ -x "$cc" ] || die "no $cc: build Kinase first (cmake --build build)"
+[ -f "$runtime" ] || die "no $runtime: build Kinase first (cmake --build build)"
+[ -x "$cxx" ] || die "no clang++ of LLVM 22 at $cxx (set KINASE_CLANGXX)"
 [ -f "$root/test/cuda/run-gpu.sh" ] || die "no test/cuda/run-gpu.sh"
 
 # Start from an empty bundle, but never empty a directory this script did not
@@ -42,8 +51,8 @@ out=$(cd "$out" && pwd)
 : >"$out/$marker"
 
 # Build both -O levels of every test in parallel (xargs appends "src O2" to
-# "out cc inc"; inc holds cuda_check.h); each job leaves its compiler output in
-# a log, removed when the build succeeds.
+# "out cc inc root cxx cuda"; inc holds cuda_check.h); each job leaves its
+# compiler output in a log, removed when the build succeeds.
 jobs=$(nproc 2>/dev/null || echo 4)
 ls "$root"/test/cuda/*.cu >/dev/null 2>&1 || die "no test/cuda/*.cu"
 for src in "$root"/test/cuda/*.cu; do
@@ -51,15 +60,22 @@ for src in "$root"/test/cuda/*.cu; do
     printf '%s %s\n' "$src" "$o"
   done
 done | xargs -P "$jobs" -n 2 sh -c '
-  out=$1 cc=$2 inc=$3 src=$4 o=$5
+  out=$1 cc=$2 inc=$3 root=$4 cxx=$5 cuda=$6 src=$7 o=$8
   name=$(basename "$src" .cu)-$o
-  if "$cc" -$o -Wno-unknown-cuda-version -I"$inc" "$src" -o "$out/$name" \
-    >"$out/$name.build.log" 2>&1; then
+  if grep -qx "// GPU-BUILD: clang++" "$src"; then
+    set -- "$cxx" -$o -x cuda --cuda-path="$cuda" --cuda-gpu-arch=sm_90 \
+      -Wno-unknown-cuda-version -I"$inc" -I"$root/runtime" "$src" \
+      -x none "$root/build/lib/libkinase_rt.a" -L"$cuda/lib64" -L"$cuda/lib64/stubs" \
+      -lcudart -lcuda -Wl,-rpath,"$cuda/lib64"
+  else
+    set -- "$cc" -$o -Wno-unknown-cuda-version -I"$inc" "$src"
+  fi
+  if "$@" -o "$out/$name" >"$out/$name.build.log" 2>&1; then
     rm -f "$out/$name.build.log"
   else
     rm -f "$out/$name"
   fi
-' sh "$out" "$cc" "$root/test/cuda/include"
+' sh "$out" "$cc" "$root/test/cuda/include" "$root" "$cxx" "$cuda"
 
 failed=0
 for log in "$out"/*.build.log; do

@@ -1,0 +1,42 @@
+/* Messages of the CUDA runtime: a failed CUDA call, or a launch Kinase cannot
+ * differentiate. Each is one line on stderr, then the program exits with
+ * status 1:
+ *   kinase: <call> failed: <CUDA error string> (derivative of <where>)
+ *   kinase: <message> (derivative of <where>) */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_rt.h"
+
+_Noreturn void kinase_rt_fail(const char *where, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  fflush(stdout);
+  fputs("kinase: ", stderr);
+  vfprintf(stderr, format, ap);
+  fprintf(stderr, " (derivative of %s)\n", where ? where : "?");
+  va_end(ap);
+  exit(1);
+}
+
+void __kinase_cuda_check(int status, const char *call, const char *where) {
+  if (status != cudaSuccess)
+    kinase_rt_fail(where, "%s failed: %s", call, cudaGetErrorString((cudaError_t)status));
+}
+
+void kinase_rt_check_cu(CUresult status, const char *call, const char *where) {
+  if (status == CUDA_SUCCESS)
+    return;
+  const char *text = NULL;
+  if (cuGetErrorString(status, &text) != CUDA_SUCCESS || !text)
+    text = "unknown CUDA driver error";
+  kinase_rt_fail(where, "%s failed: %s", call, text);
+}
+
+void *kinase_rt_alloc(size_t bytes, const char *where) {
+  void *p = calloc(1, bytes ? bytes : 1);
+  if (!p)
+    kinase_rt_fail(where, "out of host memory (%zu bytes)", bytes);
+  return p;
+}

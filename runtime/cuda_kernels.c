@@ -1,0 +1,143 @@
+/* The kernel behind a launch, and its derivative kernels: the launched
+ * function's module holds __kinase_kinfo_NAME (or __kinase_kwhy_NAME) and
+ * __kinase_krev_PAT_NAME / __kinase_kfwd_PAT_NAME (see kinase_cuda.h). What
+ * is read of a kernel is kept in a table, one entry per function handle. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_rt.h"
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static KinaseKernel **table;
+static size_t table_count, table_capacity;
+
+static char *copy_string(const char *s, const char *where) {
+  size_t n = strlen(s) + 1;
+  return memcpy(kinase_rt_alloc(n, where), s, n);
+}
+
+/* The bytes of the device global <prefix><name> of `module`, followed by a
+ * NUL; NULL if the module has no such global. */
+static void *read_global(CUmodule module, const char *prefix, const char *name, size_t *bytes,
+                         const char *where) {
+  size_t symbol_bytes = strlen(prefix) + strlen(name) + 1;
+  char *symbol = kinase_rt_alloc(symbol_bytes, where);
+  snprintf(symbol, symbol_bytes, "%s%s", prefix, name);
+  CUdeviceptr address;
+  CUresult status = cuModuleGetGlobal(&address, bytes, module, symbol);
+  free(symbol);
+  if (status == CUDA_ERROR_NOT_FOUND)
+    return NULL;
+  kinase_rt_check_cu(status, "cuModuleGetGlobal", where);
+  char *data = kinase_rt_alloc(*bytes + 1, where);
+  CHECK(where, cuMemcpyDtoH, data, address, *bytes);
+  return data;
+}
+
+static KinaseKernel *read_kernel(CUfunction function, const char *where) {
+  KinaseKernel *k = kinase_rt_alloc(sizeof *k, where);
+  const char *name;
+  k->function = function;
+  CHECK(where, cuFuncGetName, &name, function);
+  CHECK(where, cuFuncGetModule, &k->module, function);
+  k->name = copy_string(name, where);
+
+  size_t bytes;
+  KinaseKernelInfo *info = read_global(k->module, "__kinase_kinfo_", k->name, &bytes, where);
+  if (info) {
+    if (bytes < sizeof *info || info->magic != KINASE_KERNEL_INFO_MAGIC ||
+        (bytes - sizeof *info) / sizeof(uint32_t) < info->nparams)
+      kinase_rt_fail(where, "kernel '%s' has a malformed __kinase_kinfo_%s", k->name, k->name);
+    k->nparams = info->nparams;
+    k->flags = info->flags;
+    k->params = kinase_rt_alloc(k->nparams * sizeof *k->params + 1, where);
+    memcpy(k->params, info + 1, k->nparams * sizeof *k->params);
+    free(info);
+  }
+  k->why = read_global(k->module, "__kinase_kwhy_", k->name, &bytes, where);
+  return k;
+}
+
+const KinaseKernel *kinase_rt_kernel(const void *stub, const char *where) {
+  cudaFunction_t function;
+  CHECK(where, cudaGetFuncBySymbol, &function, stub);
+  CUfunction f = (CUfunction)function;
+
+  pthread_mutex_lock(&table_lock);
+  for (size_t i = 0; i < table_count; i++) {
+    if (table[i]->function == f) {
+      KinaseKernel *k = table[i];
+      pthread_mutex_unlock(&table_lock);
+      return k;
+    }
+  }
+  if (table_count == table_capacity) {
+    table_capacity = table_capacity ? 2 * table_capacity : 16;
+    table = realloc(table, table_capacity * sizeof *table);
+    if (!table)
+      kinase_rt_fail(where, "out of host memory");
+  }
+  KinaseKernel *k = read_kernel(f, where);
+  table[table_count++] = k;
+  pthread_mutex_unlock(&table_lock);
+  return k;
+}
+
+bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i) {
+  return (modes[i] == 'd' || modes[i] == 'n') && shadows && shadows[i] &&
+         *(void *const *)shadows[i];
+}
+
+/* Whether each letter of modes fits its parameter. */
+static bool modes_fit(const KinaseKernel *k, const char *modes) {
+  if (strlen(modes) != k->nparams)
+    return false;
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    bool fits = modes[i] == 'c' ||
+                ((modes[i] == 'd' || modes[i] == 'n') && (k->params[i] & KINASE_PARAM_POINTER)) ||
+                (modes[i] == 'o' && (k->params[i] & KINASE_PARAM_FLOAT));
+    if (!fits)
+      return false;
+  }
+  return true;
+}
+
+static _Noreturn void no_derivatives(const KinaseKernel *k, const char *where) {
+  if (k->why)
+    kinase_rt_fail(where, "kernel '%s' cannot be differentiated: %s", k->name, k->why);
+  kinase_rt_fail(where, "kernel '%s' has no derivative kernels: compile it with kinase-cc",
+                 k->name);
+}
+
+CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const char *modes,
+                                void **shadows, const char *where) {
+  if (!k->params)
+    no_derivatives(k, where);
+  if (!modes_fit(k, modes))
+    kinase_rt_fail(where, "kernel '%s': activity \"%s\" does not fit its %u parameters", k->name,
+                   modes, k->nparams);
+
+  char *pattern = kinase_rt_alloc(k->nparams + 1, where);
+  size_t letters = 0;
+  for (uint32_t i = 0; i < k->nparams; i++)
+    if (k->params[i] & KINASE_PARAM_POINTER)
+      pattern[letters++] = kinase_rt_shadow_used(modes, shadows, i) ? 'd' : 'c';
+
+  size_t symbol_bytes = strlen("__kinase_") + strlen(kind) + letters + strlen(k->name) + 3;
+  char *symbol = kinase_rt_alloc(symbol_bytes, where);
+  snprintf(symbol, symbol_bytes, "__kinase_%s_%s_%s", kind, pattern, k->name);
+  CUfunction f;
+  CUresult status = cuModuleGetFunction(&f, k->module, symbol);
+  free(symbol);
+  if (status == CUDA_ERROR_NOT_FOUND) {
+    if (k->why)
+      no_derivatives(k, where);
+    kinase_rt_fail(where, "kernel '%s' has no derivative kernel for activity %s", k->name,
+                   letters ? pattern : "(no pointers)");
+  }
+  free(pattern);
+  kinase_rt_check_cu(status, "cuModuleGetFunction", where);
+  return f;
+}

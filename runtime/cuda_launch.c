@@ -1,0 +1,170 @@
+/* Differentiated kernel launches: the forward sweep (__kinase_launch_augment
+ * launches K and records the launch), the reverse sweep
+ * (__kinase_launch_reverse launches __kinase_krev_PAT_NAME) and forward mode
+ * (__kinase_launch_tangent launches __kinase_kfwd_PAT_NAME), each with the
+ * launch's grid, block, shared memory and stream. A derivative kernel takes
+ * every parameter of K followed, for a pointer, by its shadow and, for a
+ * float, by its adjoint's accumulator (reverse) or its tangent (forward). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_rt.h"
+
+static size_t aligned16(size_t bytes) { return (bytes + 15) & ~(size_t)15; }
+
+static uint32_t param_bytes(const KinaseKernel *k, uint32_t i) {
+  return k->params[i] & KINASE_PARAM_SIZE;
+}
+
+static void launch(CUfunction f, const uint32_t grid[3], const uint32_t block[3], size_t shmem,
+                   cudaStream_t stream, void **params, const char *where) {
+  CHECK(where, cuLaunchKernel, f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+        (unsigned)shmem, (CUstream)stream, params, NULL);
+}
+
+/* The parameters of a derivative kernel of k: values[i] for each parameter,
+ * followed by extra[i] for a pointer or float parameter. */
+static void **derivative_params(const KinaseKernel *k, void **values, void **extra,
+                                const char *where) {
+  void **params = kinase_rt_alloc(2 * k->nparams * sizeof *params, where);
+  size_t n = 0;
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    params[n++] = values[i];
+    if (k->params[i] & (KINASE_PARAM_POINTER | KINASE_PARAM_FLOAT))
+      params[n++] = extra[i];
+  }
+  return params;
+}
+
+/* The forward sweep may skip K when nothing it writes is needed: every
+ * WRITTEN parameter is dupnoneed ('n'), and it writes no other memory. */
+static bool skippable(const KinaseKernel *k, const char *modes) {
+  if (k->flags & KINASE_KERNEL_WRITES_OTHER)
+    return false;
+  for (uint32_t i = 0; i < k->nparams; i++)
+    if ((k->params[i] & KINASE_PARAM_WRITTEN) && modes[i] != 'n')
+      return false;
+  return true;
+}
+
+/* What the reverse sweep needs, copied: the caller's argument slots may be
+ * gone by then. One block holds the values, the shadows, the argument bytes
+ * (each 16-byte aligned) and the modes. */
+static KinaseLaunch *record(const KinaseKernel *k, CUfunction reverse, const uint32_t grid[3],
+                            const uint32_t block[3], size_t shmem, cudaStream_t stream,
+                            void **args, void **shadows, const char *modes, const char *where) {
+  uint32_t n = k->nparams;
+  size_t head = aligned16(2 * n * sizeof(void *)), bytes = 0;
+  for (uint32_t i = 0; i < n; i++)
+    bytes += aligned16(param_bytes(k, i));
+  KinaseLaunch *l = kinase_rt_alloc(sizeof *l, where);
+  char *data = kinase_rt_alloc(head + bytes + n + 1, where);
+  *l = (KinaseLaunch){.kernel = k, .reverse = reverse, .shmem = shmem, .stream = stream,
+                      .where = where, .values = (void **)data};
+  memcpy(l->grid, grid, sizeof l->grid);
+  memcpy(l->block, block, sizeof l->block);
+  l->shadows = l->values + n;
+  l->modes = memcpy(data + head + bytes, modes, n + 1);
+  char *value = data + head;
+  for (uint32_t i = 0; i < n; i++) {
+    l->values[i] = memcpy(value, args[i], param_bytes(k, i));
+    value += aligned16(param_bytes(k, i));
+    if ((k->params[i] & KINASE_PARAM_POINTER) && kinase_rt_shadow_used(modes, shadows, i))
+      l->shadows[i] = *(void *const *)shadows[i];
+  }
+  return l;
+}
+
+KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3],
+                                      const uint32_t block[3], size_t shmem, void *stream,
+                                      void **args, void **shadows, const char *modes,
+                                      const char *where) {
+  const KinaseKernel *k = kinase_rt_kernel(kernel, where);
+  CUfunction reverse = kinase_rt_derivative(k, "krev", modes, shadows, where);
+  KinaseLaunch *l = record(k, reverse, grid, block, shmem, stream, args, shadows, modes, where);
+  kinase_rt_pending_add(l, args);
+  /* Even when K is skipped: its reverse kernel re-runs K's writes. */
+  kinase_rt_protect_writes(k, args, stream, where);
+  if (!skippable(k, modes))
+    launch(k->function, grid, block, shmem, stream, args, where);
+  return l;
+}
+
+/* An active float parameter whose adjoint the caller wants. */
+static bool adjoint_wanted(const KinaseLaunch *l, void **adjoints, uint32_t i) {
+  return (l->kernel->params[i] & KINASE_PARAM_FLOAT) && l->modes[i] == 'o' && adjoints &&
+         adjoints[i];
+}
+
+void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
+  const KinaseKernel *k = l->kernel;
+  const char *where = l->where;
+  uint32_t n = k->nparams, wanted = 0;
+  kinase_rt_pending_remove(l);
+
+  /* One device accumulator of 8 bytes per adjoint wanted, zeroed. */
+  for (uint32_t i = 0; i < n; i++)
+    wanted += adjoint_wanted(l, adjoints, i);
+  void *accumulators = NULL;
+  if (wanted) {
+    CHECK(where, cudaMallocAsync, &accumulators, 8 * wanted, l->stream);
+    CHECK(where, cudaMemsetAsync, accumulators, 0, 8 * wanted, l->stream);
+  }
+
+  /* slots[i]: the primal pointer (into a snapshot where there is one), or
+   * the accumulator of a float parameter. */
+  void **slots = kinase_rt_alloc(3 * n * sizeof *slots, where);
+  void **values = slots + n, **extra = slots + 2 * n;
+  uint32_t next = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    values[i] = l->values[i];
+    if (k->params[i] & KINASE_PARAM_POINTER) {
+      slots[i] = kinase_rt_snapshot_pointer(l, *(void **)l->values[i]);
+      values[i] = &slots[i];
+      extra[i] = &l->shadows[i];
+    } else if (k->params[i] & KINASE_PARAM_FLOAT) {
+      slots[i] = adjoint_wanted(l, adjoints, i) ? (char *)accumulators + 8 * next++ : NULL;
+      extra[i] = &slots[i];
+    }
+  }
+  void **params = derivative_params(k, values, extra, where);
+  launch(l->reverse, l->grid, l->block, l->shmem, l->stream, params, where);
+  free(params);
+
+  if (wanted) {
+    char *sums = kinase_rt_alloc(8 * wanted, where);
+    CHECK(where, cudaMemcpyAsync, sums, accumulators, 8 * wanted, cudaMemcpyDeviceToHost,
+          l->stream);
+    CHECK(where, cudaStreamSynchronize, l->stream);
+    for (uint32_t i = 0, j = 0; i < n; i++)
+      if (adjoint_wanted(l, adjoints, i))
+        memcpy(adjoints[i], sums + 8 * j++, param_bytes(k, i));
+    free(sums);
+    CHECK(where, cudaFreeAsync, accumulators, l->stream);
+  }
+  kinase_rt_snapshots_free(l);
+  free(slots);
+  free(l->values);
+  free(l);
+}
+
+void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const uint32_t block[3],
+                             size_t shmem, void *stream, void **args, void **tangents,
+                             const char *modes, const char *where) {
+  /* The slot of a shadow not used (NULL) or of a float not active (zero). */
+  static const uint64_t zero[2];
+  const KinaseKernel *k = kinase_rt_kernel(kernel, where);
+  CUfunction forward = kinase_rt_derivative(k, "kfwd", modes, tangents, where);
+  void **extra = kinase_rt_alloc(k->nparams * sizeof *extra, where);
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    bool given = (k->params[i] & KINASE_PARAM_POINTER)
+                     ? kinase_rt_shadow_used(modes, tangents, i)
+                     : modes[i] == 'o' && tangents && tangents[i];
+    extra[i] = given ? tangents[i] : (void *)zero;
+  }
+  void **params = derivative_params(k, args, extra, where);
+  kinase_rt_protect_writes(k, args, stream, where);
+  launch(forward, grid, block, shmem, stream, params, where);
+  free(params);
+  free(extra);
+}

@@ -1,0 +1,94 @@
+/* cuda_rt.h: what the CUDA files of the runtime share. Internal: generated
+ * code sees only kinase_cuda.h. Every name here starts with kinase_rt_. */
+#ifndef KINASE_CUDA_RT_H
+#define KINASE_CUDA_RT_H
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kinase_cuda.h"
+
+/* ---- cuda_errors.c ---- */
+
+/* Reports a failed driver call and exits, like __kinase_cuda_check. */
+void kinase_rt_check_cu(CUresult status, const char *call, const char *where);
+/* "kinase: <message> (derivative of <where>)" on stderr, then exit(1). */
+_Noreturn void kinase_rt_fail(const char *where, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+/* malloc/calloc that report running out of memory. */
+void *kinase_rt_alloc(size_t bytes, const char *where);
+
+/* CHECK(where, fn, args...): calls fn(args...), a runtime (cudaXxx) or a
+ * driver (cuXxx) function, and exits with the message on failure. */
+#define CHECK(where, fn, ...)                                                                 \
+  _Generic((fn)(__VA_ARGS__), CUresult: kinase_rt_check_cu, default: __kinase_cuda_check)(    \
+      (fn)(__VA_ARGS__), #fn, (where))
+
+/* ---- cuda_kernels.c: a launched kernel and its derivative kernels ---- */
+
+typedef struct {
+  CUfunction function; /* K in the current context */
+  CUmodule module;     /* the module that holds K */
+  char *name;          /* K's PTX name, NAME */
+  uint32_t nparams;
+  uint32_t flags;      /* KINASE_KERNEL_* */
+  uint32_t *params;    /* KINASE_PARAM_* per parameter; NULL: no __kinase_kinfo_NAME */
+  char *why;           /* __kinase_kwhy_NAME, or NULL */
+} KinaseKernel;
+
+/* The kernel whose host stub is `stub` (cached per function handle). */
+const KinaseKernel *kinase_rt_kernel(const void *stub, const char *where);
+/* Whether pointer parameter i has a shadow in use ('d' in PAT): modes[i] is
+ * 'd' or 'n' and shadows[i] points to a non-NULL pointer. */
+bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i);
+/* The derivative kernel __kinase_<kind>_<PAT>_NAME ("krev" or "kfwd") for
+ * these modes and shadows; exits with a message when there is none or the
+ * modes do not fit the kernel. */
+CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const char *modes,
+                                void **shadows, const char *where);
+
+/* ---- cuda_snapshot.c: copies of memory that pending launches read ---- */
+
+typedef struct {
+  CUdeviceptr base; /* an allocation some READ parameter points into */
+  size_t size;
+  CUdeviceptr copy; /* its contents when the launch ran; 0: not copied yet */
+  cudaEvent_t copied; /* the copy was made on another stream than the launch's */
+} KinaseSnapshot;
+
+struct KinaseLaunch {
+  struct KinaseLaunch *prev, *next; /* the pending list */
+  const KinaseKernel *kernel;
+  CUfunction reverse;
+  uint32_t grid[3], block[3];
+  size_t shmem;
+  cudaStream_t stream;
+  const char *where;
+  char *modes;
+  void **values;  /* per parameter: a copy of its bytes */
+  void **shadows; /* per parameter: its shadow pointer where used, else NULL */
+  KinaseSnapshot *snapshots;
+  uint32_t nsnapshots;
+};
+
+/* Starts protecting what `launch` reads (its READ pointer arguments, `args`
+ * as the launch takes them). */
+void kinase_rt_pending_add(KinaseLaunch *launch, void **args);
+/* Before a launch of k with args on `stream`: protects pending launches from
+ * what its WRITTEN pointer arguments may write. */
+void kinase_rt_protect_writes(const KinaseKernel *k, void **args, cudaStream_t stream,
+                              const char *where);
+/* Ends the protection; `launch->stream` waits for its snapshots. */
+void kinase_rt_pending_remove(KinaseLaunch *launch);
+/* The pointer the reverse kernel gets in place of p. */
+void *kinase_rt_snapshot_pointer(const KinaseLaunch *launch, void *p);
+/* Frees the snapshots, after the work queued on `launch->stream`. */
+void kinase_rt_snapshots_free(KinaseLaunch *launch);
+
+/* ---- the PTX of accumulate.cu, embedded by CMake (accumulate_ptx.c) ---- */
+extern const char kinase_rt_accumulate_ptx[];
+
+#endif

@@ -143,6 +143,8 @@ bool abi_lower_request(LLVMValueRef call, RequestKind kind);
  * differentiated (a second-order request), and once all are. */
 void abi_size_tape_slots(void);
 void abi_reset(void);
+/* The calls of reverse sweeps that requests made (a stb_ds array). */
+LLVMValueRef *abi_reverse_sweeps(void);
 /* Forgets the tape slots of requests in `fn`, which is about to go. */
 void abi_drop_tape_slots_in(LLVMValueRef fn);
 /* For generated code (CUDA derivative kernels): both sweeps of `sig`, a
@@ -467,8 +469,7 @@ LLVMValueRef math_digamma(LLVMBuilderRef b, LLVMValueRef x);
 
 LLVMValueRef cuda_stream_operand(const Rule *rule, LLVMValueRef call); /* NULL: default */
 LLVMValueRef cuda_kind_operand(const Rule *rule, LLVMValueRef call);   /* cudaMemcpyKind */
-/* Before the forward sweep writes `bytes` at dst (NULL bytes: the whole
- * allocation, which is about to be freed). */
+/* Before the forward sweep writes `bytes` at dst. */
 void cuda_before_write(LLVMBuilderRef b, LLVMValueRef dst, LLVMValueRef bytes, LLVMValueRef stream,
                        LLVMValueRef subject);
 LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef bytes,
@@ -480,6 +481,12 @@ void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, L
 void cuda_copy_reverse(LLVMBuilderRef b, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMValueRef bytes,
                        LLVMValueRef kind, LLVMValueRef stream, unsigned element_size,
                        LLVMValueRef subject);
+/* Puts a deferred release (runtime/kinase_cuda.h) in place of `call`, a
+ * free or destroy of the forward sweep, before it; the caller erases it. */
+void cuda_defer_release(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef subject);
+/* After each request's reverse sweep (calls of reverse sweeps, or of split
+ * mode's), releases what the forward sweeps deferred, if any did. */
+void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n);
 /* Reports and returns true for a call of the CUDA API that has no rule. */
 bool cuda_unknown_api_call(LLVMValueRef call, LLVMValueRef subject);
 

@@ -74,6 +74,14 @@ void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void 
   cudaStream_t stream = stream_;
   if (!ddst || bytes == 0 || dsrc == ddst)
     return;
+  if (element_size == 0)
+    element_size = kinase_rt_element_size(ddst) ? kinase_rt_element_size(ddst)
+                                                : kinase_rt_element_size(dsrc);
+  if (element_size == 0)
+    kinase_rt_fail(where, "a copy of %zu bytes of device memory whose element type no kernel "
+                          "launched here tells, and the host code never reads it as numbers: "
+                          "Kinase cannot tell floats from doubles",
+                   bytes);
   if (element_size != 4 && element_size != 8)
     kinase_rt_fail(where, "the reverse of a copy of elements of %d bytes (floats of 4 or 8)",
                    element_size);

@@ -40,3 +40,14 @@ void *kinase_rt_alloc(size_t bytes, const char *where) {
     kinase_rt_fail(where, "out of host memory (%zu bytes)", bytes);
   return p;
 }
+
+void kinase_rt_reserve(void **array, size_t count, size_t *capacity, size_t size, const char *where) {
+  if (count < *capacity)
+    return;
+  size_t grown = *capacity ? 2 * *capacity : 16;
+  void *p = realloc(*array, grown * size);
+  if (!p)
+    kinase_rt_fail(where, "out of memory");
+  *array = p;
+  *capacity = grown;
+}

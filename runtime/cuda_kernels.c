@@ -90,6 +90,14 @@ bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i) {
          *(void *const *)shadows[i];
 }
 
+char kinase_rt_pattern_letter(const KinaseKernel *k, const char *modes, void **shadows, uint32_t i) {
+  if (k->params[i] & KINASE_PARAM_NO_FLOATS)
+    return 'c';
+  if (k->params[i] & KINASE_PARAM_WRITTEN)
+    return 'd';
+  return kinase_rt_shadow_used(modes, shadows, i) ? 'd' : 'c';
+}
+
 /* Whether each letter of modes fits its parameter. */
 static bool modes_fit(const KinaseKernel *k, const char *modes) {
   if (strlen(modes) != k->nparams)
@@ -123,7 +131,7 @@ CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const c
   size_t letters = 0;
   for (uint32_t i = 0; i < k->nparams; i++)
     if (k->params[i] & KINASE_PARAM_POINTER)
-      pattern[letters++] = kinase_rt_shadow_used(modes, shadows, i) ? 'd' : 'c';
+      pattern[letters++] = kinase_rt_pattern_letter(k, modes, shadows, i);
 
   size_t symbol_bytes = strlen("__kinase_") + strlen(kind) + letters + strlen(k->name) + 3;
   char *symbol = kinase_rt_alloc(symbol_bytes, where);

@@ -54,7 +54,7 @@ static KinaseLaunch *record(const KinaseKernel *k, CUfunction reverse, const uin
                             const uint32_t block[3], size_t shmem, cudaStream_t stream,
                             void **args, void **shadows, const char *modes, const char *where) {
   uint32_t n = k->nparams;
-  size_t head = aligned16(2 * n * sizeof(void *)), bytes = 0;
+  size_t head = aligned16(3 * n * sizeof(void *)), bytes = 0;
   for (uint32_t i = 0; i < n; i++)
     bytes += aligned16(param_bytes(k, i));
   KinaseLaunch *l = kinase_rt_alloc(sizeof *l, where);
@@ -64,13 +64,20 @@ static KinaseLaunch *record(const KinaseKernel *k, CUfunction reverse, const uin
   memcpy(l->grid, grid, sizeof l->grid);
   memcpy(l->block, block, sizeof l->block);
   l->shadows = l->values + n;
+  l->scratch = l->values + 2 * n;
   l->modes = memcpy(data + head + bytes, modes, n + 1);
   char *value = data + head;
   for (uint32_t i = 0; i < n; i++) {
     l->values[i] = memcpy(value, args[i], param_bytes(k, i));
     value += aligned16(param_bytes(k, i));
-    if ((k->params[i] & KINASE_PARAM_POINTER) && kinase_rt_shadow_used(modes, shadows, i))
+    l->shadows[i] = l->scratch[i] = NULL;
+    if (!(k->params[i] & KINASE_PARAM_POINTER))
+      continue;
+    if (kinase_rt_shadow_used(modes, shadows, i))
       l->shadows[i] = *(void *const *)shadows[i];
+    else if (kinase_rt_pattern_letter(k, modes, shadows, i) == 'd')
+      l->shadows[i] = kinase_rt_scratch_shadow(k, i, *(void *const *)args[i], stream,
+                                               &l->scratch[i], where);
   }
   return l;
 }
@@ -82,6 +89,7 @@ KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3]
   const KinaseKernel *k = kinase_rt_kernel(kernel, where);
   CUfunction reverse = kinase_rt_derivative(k, "krev", modes, shadows, where);
   KinaseLaunch *l = record(k, reverse, grid, block, shmem, stream, args, shadows, modes, where);
+  kinase_rt_learn_types(k, args, l->shadows, where);
   kinase_rt_pending_add(l, args);
   /* Even when K is skipped: its reverse kernel re-runs K's writes. */
   kinase_rt_protect_writes(k, args, stream, where);
@@ -142,6 +150,9 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
     free(sums);
     CHECK(where, cudaFreeAsync, accumulators, l->stream);
   }
+  for (uint32_t i = 0; i < n; i++)
+    if (l->scratch[i])
+      CHECK(where, cudaFreeAsync, l->scratch[i], l->stream);
   kinase_rt_snapshots_free(l);
   free(slots);
   free(l->values);
@@ -155,16 +166,30 @@ void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const u
   static const uint64_t zero[2];
   const KinaseKernel *k = kinase_rt_kernel(kernel, where);
   CUfunction forward = kinase_rt_derivative(k, "kfwd", modes, tangents, where);
-  void **extra = kinase_rt_alloc(k->nparams * sizeof *extra, where);
-  for (uint32_t i = 0; i < k->nparams; i++) {
-    bool given = (k->params[i] & KINASE_PARAM_POINTER)
-                     ? kinase_rt_shadow_used(modes, tangents, i)
-                     : modes[i] == 'o' && tangents && tangents[i];
+  uint32_t n = k->nparams;
+  void **extra = kinase_rt_alloc(3 * n * sizeof *extra, where);
+  void **scratch = extra + n, **shadow_values = extra + 2 * n;
+  for (uint32_t i = 0; i < n; i++) {
+    bool pointer = k->params[i] & KINASE_PARAM_POINTER;
+    bool given = pointer ? kinase_rt_shadow_used(modes, tangents, i)
+                         : modes[i] == 'o' && tangents && tangents[i];
     extra[i] = given ? tangents[i] : (void *)zero;
+    scratch[i] = shadow_values[i] = NULL;
+    if (pointer && given)
+      shadow_values[i] = *(void *const *)tangents[i];
+    if (pointer && !given && kinase_rt_pattern_letter(k, modes, tangents, i) == 'd') {
+      shadow_values[i] = kinase_rt_scratch_shadow(k, i, *(void *const *)args[i], stream,
+                                                  &scratch[i], where);
+      extra[i] = &shadow_values[i];
+    }
   }
+  kinase_rt_learn_types(k, args, shadow_values, where);
   void **params = derivative_params(k, args, extra, where);
   kinase_rt_protect_writes(k, args, stream, where);
   launch(forward, grid, block, shmem, stream, params, where);
+  for (uint32_t i = 0; i < n; i++)
+    if (scratch[i])
+      CHECK(where, cudaFreeAsync, scratch[i], stream);
   free(params);
   free(extra);
 }

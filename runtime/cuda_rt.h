@@ -20,6 +20,9 @@ _Noreturn void kinase_rt_fail(const char *where, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 /* malloc/calloc that report running out of memory. */
 void *kinase_rt_alloc(size_t bytes, const char *where);
+/* Makes room for one more element in *array, of *count used out of
+ * *capacity (each `size` bytes), growing it geometrically. */
+void kinase_rt_reserve(void **array, size_t count, size_t *capacity, size_t size, const char *where);
 
 /* CHECK(where, fn, args...): calls fn(args...), a runtime (cudaXxx) or a
  * driver (cuXxx) function, and exits with the message on failure. */
@@ -41,9 +44,13 @@ typedef struct {
 
 /* The kernel whose host stub is `stub` (cached per function handle). */
 const KinaseKernel *kinase_rt_kernel(const void *stub, const char *where);
-/* Whether pointer parameter i has a shadow in use ('d' in PAT): modes[i] is
- * 'd' or 'n' and shadows[i] points to a non-NULL pointer. */
+/* Whether pointer parameter i has a shadow in use: modes[i] is 'd' or 'n'
+ * and shadows[i] points to a non-NULL pointer. */
 bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i);
+/* Its letter in PAT: fixed for pointers moving no floats ('c') and written
+ * ones ('d', with a scratch shadow where Const), else whether the shadow is
+ * used. */
+char kinase_rt_pattern_letter(const KinaseKernel *k, const char *modes, void **shadows, uint32_t i);
 /* The derivative kernel __kinase_<kind>_<PAT>_NAME ("krev" or "kfwd") for
  * these modes and shadows; exits with a message when there is none or the
  * modes do not fit the kernel. */
@@ -70,6 +77,7 @@ struct KinaseLaunch {
   char *modes;
   void **values;  /* per parameter: a copy of its bytes */
   void **shadows; /* per parameter: its shadow pointer where used, else NULL */
+  void **scratch; /* per parameter: a scratch shadow to free, else NULL */
   KinaseSnapshot *snapshots;
   uint32_t nsnapshots;
 };
@@ -87,6 +95,19 @@ void kinase_rt_pending_remove(KinaseLaunch *launch);
 void *kinase_rt_snapshot_pointer(const KinaseLaunch *launch, void *p);
 /* Frees the snapshots, after the work queued on `launch->stream`. */
 void kinase_rt_snapshots_free(KinaseLaunch *launch);
+
+/* ---- cuda_memory.c: scratch shadows, element types of allocations ---- */
+
+/* A zeroed shadow for pointer parameter i of k, which points to `primal`
+ * and was passed Const: the size of primal's allocation, at the same
+ * offset; *allocated receives what to free (stream-ordered) afterwards. */
+void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *primal,
+                               cudaStream_t stream, void **allocated, const char *where);
+/* Remembers the element type of the allocations k's pointer arguments (and
+ * their shadows, shadows[i] the shadow pointer or NULL) point into. */
+void kinase_rt_learn_types(const KinaseKernel *k, void **args, void **shadows, const char *where);
+/* The element size remembered for p's allocation, 0 if none. */
+int kinase_rt_element_size(const void *p);
 
 /* ---- the PTX of accumulate.cu, embedded by CMake (accumulate_ptx.c) ---- */
 extern const char kinase_rt_accumulate_ptx[];

@@ -122,12 +122,23 @@ void __kinase_before_write(const void *dst, size_t bytes, void *stream, const ch
 void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void *stream,
                            int element_size, const char *where);
 
-/* Shadows of allocations: `how` says which allocator the primal used. */
+/* Shadows of allocations: `how` says which allocator the primal used; and
+ * what __kinase_defer_release releases. */
 enum {
   KINASE_ALLOC_DEVICE,  /* cudaMalloc, cudaMallocAsync, cuMemAlloc */
   KINASE_ALLOC_MANAGED, /* cudaMallocManaged */
   KINASE_ALLOC_HOST,    /* cudaMallocHost, cudaHostAlloc */
+  KINASE_HANDLE_STREAM, /* cudaStreamCreate */
+  KINASE_HANDLE_EVENT,  /* cudaEventCreate */
 };
+
+/* In the forward sweep, in place of a free or a destroy (`how` names
+ * which): the reverse sweep still needs what it releases (reverse kernels
+ * re-read freed inputs, reverse copies run on the stream of their copy), so
+ * it is released by __kinase_release_deferred, which generated code calls
+ * once a request's reverse sweep is done. */
+void __kinase_defer_release(int how, void *handle, const char *where);
+void __kinase_release_deferred(void);
 /* A zeroed shadow of `bytes` bytes, allocated as the primal was. */
 void *__kinase_shadow_alloc(size_t bytes, int how, void *stream, const char *where);
 void __kinase_shadow_free(void *shadow, int how, void *stream, const char *where);

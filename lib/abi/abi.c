@@ -352,6 +352,10 @@ typedef struct {
   Signature sig;
 } TapeSlot;
 static TapeSlot *tape_slots;
+/* The calls of the requests' reverse sweeps. */
+static LLVMValueRef *reverse_sweeps;
+
+LLVMValueRef *abi_reverse_sweeps(void) { return reverse_sweeps; }
 
 static LLVMValueRef tape_slot_in(LLVMValueRef caller, const Signature *sig) {
   LLVMBuilderRef entry = kn_entry_builder(caller);
@@ -391,7 +395,10 @@ void abi_drop_tape_slots_in(LLVMValueRef fn) {
       arrdel(tape_slots, i);
 }
 
-void abi_reset(void) { arrfree(tape_slots); }
+void abi_reset(void) {
+  arrfree(tape_slots);
+  arrfree(reverse_sweeps);
+}
 
 static LLVMValueRef last_field(LLVMBuilderRef b, LLVMValueRef aggregate, const char *name) {
   return LLVMBuildExtractValue(b, aggregate, LLVMCountStructElementTypes(LLVMTypeOf(aggregate)) - 1, name);
@@ -430,7 +437,9 @@ static LLVMValueRef call_rev(Request *r, Signature *sig, LLVMValueRef seed, LLVM
   if (sig->ret_tangent)
     args[n++] = seed;
   args[n++] = tape;
-  return LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), args, n, "");
+  LLVMValueRef call = LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), args, n, "");
+  arrput(reverse_sweeps, call);
+  return call;
 }
 
 static bool call_gradient(Request *r, Signature *sig, LLVMTypeRef ret) {

@@ -102,6 +102,8 @@ int kn_run_on_module(LLVMModuleRef mod) {
   abi_size_tape_slots();
   if (kn_module.gpu)
     cuda_emit_kernel_derivatives();
+  else
+    cuda_release_after_requests(abi_reverse_sweeps(), (size_t)arrlen(abi_reverse_sweeps()));
   globals_emit_clears();
   iter_lower();
   derive_reset();

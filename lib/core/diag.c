@@ -49,6 +49,16 @@ static LLVMMetadataRef location_near(LLVMValueRef inst) {
   return loc;
 }
 
+/* What was captured: the reason, and where when known ("file.cu:12"). */
+static char *captured(const char *what, LLVMMetadataRef location) {
+  if (!location)
+    return kn_strdup_printf("%s", what);
+  unsigned length = 0;
+  LLVMMetadataRef file = LLVMDIScopeGetFile(LLVMDILocationGetScope(location));
+  const char *name = file ? LLVMDIFileGetFilename(file, &length) : "";
+  return kn_strdup_printf("%s (%.*s:%u)", what, (int)length, name, LLVMDILocationGetLine(location));
+}
+
 void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
   char what[1024];
   va_list ap;
@@ -73,9 +83,8 @@ void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
                              : kn_strdup_printf("kinase: %s", what);
   if (capture) {
     if (!*capture)
-      *capture = message;
-    else
-      free(message);
+      *capture = captured(what, location);
+    free(message);
     return;
   }
   char *key = kn_strdup_printf("%p|%s", (void *)location, message);

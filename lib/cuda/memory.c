@@ -5,8 +5,8 @@
  *
  *   allocation  a zeroed shadow allocated as the primal was, freed when the
  *               reverse sweep is done with it (at the allocation's reverse);
- *   free        before the primal memory goes, launches waiting for their
- *               reverse sweep that read it keep a copy;
+ *   free        (and the destroy of a stream or event) deferred to the end of
+ *               the request's reverse sweep, which still needs what it frees;
  *   copy        forward: the same copy on the shadows; reverse: dsrc +=
  *               ddst, then ddst = 0, in whichever memory each lives;
  *   set         forward: the shadow set to 0; reverse: the shadow zeroed.
@@ -16,7 +16,6 @@
 #include "kinase.h"
 #include "../../runtime/kinase_cuda.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +43,7 @@ LLVMValueRef cuda_kind_operand(const Rule *rule, LLVMValueRef call) {
 
 void cuda_before_write(LLVMBuilderRef b, LLVMValueRef dst, LLVMValueRef bytes, LLVMValueRef stream,
                        LLVMValueRef subject) {
-  LLVMValueRef whole = LLVMConstInt(i64_type(), SIZE_MAX, 0);
-  LLVMValueRef args[4] = {dst, bytes ? size_value(b, bytes) : whole, stream, where_string(b, subject)};
+  LLVMValueRef args[4] = {dst, size_value(b, bytes), stream, where_string(b, subject)};
   kn_call_libc(b, "__kinase_before_write", LLVMVoidTypeInContext(kn_module.ctx), args, 4);
 }
 
@@ -74,6 +72,31 @@ void cuda_copy_reverse(LLVMBuilderRef b, LLVMValueRef dsrc, LLVMValueRef ddst, L
                           LLVMConstInt(i32_type(), element_size, 0),
                           where_string(b, subject)};
   kn_call_libc(b, "__kinase_copy_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 7);
+}
+
+/* Whether some forward sweep of this module defers a release: its requests
+ * then release them once their reverse sweep is done. */
+static bool defers;
+
+void cuda_defer_release(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef subject) {
+  LLVMValueRef args[3] = {LLVMConstInt(i32_type(), (unsigned)rule->cuda->how, 0),
+                          LLVMGetOperand(call, rule->arg), where_string(b, subject)};
+  kn_call_libc(b, "__kinase_defer_release", LLVMVoidTypeInContext(kn_module.ctx), args, 3);
+  if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
+    LLVMReplaceAllUsesWith(call, LLVMConstNull(LLVMTypeOf(call)));
+  defers = true;
+}
+
+void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n) {
+  if (!defers)
+    return;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (size_t i = 0; i < n; i++) {
+    LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(reverse_sweeps[i]));
+    kn_call_libc(b, "__kinase_release_deferred", LLVMVoidTypeInContext(kn_module.ctx), NULL, 0);
+  }
+  LLVMDisposeBuilder(b);
+  defers = false;
 }
 
 /* The CUDA API's entry points: cudaX and cuX (driver), and clang's own

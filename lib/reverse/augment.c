@@ -60,6 +60,18 @@ static LLVMValueRef alloca_size(LLVMBuilderRef b, LLVMValueRef inst) {
   return LLVMBuildMul(b, size, LLVMBuildZExtOrBitCast(b, count, i64(), ""), "");
 }
 
+static bool only_launched(Reverse *r, LLVMValueRef arg) {
+  if (!vset_has(&r->unneeded_params, arg))
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(arg); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    LLVMValueRef callee = LLVMIsACallInst(user) ? kn_called_function(user) : NULL;
+    if (!vset_has(&r->shadow_code, user) && !(callee && cuda_is_launch_stub(callee)))
+      return false;
+  }
+  return true;
+}
+
 Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee) {
   Signature sig = {.fn = callee, .mode = MODE_REVERSE};
   sig.nparams = LLVMGetNumArgOperands(call);
@@ -71,6 +83,15 @@ Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee)
                                                               : ACT_CONST;
   }
   sig.ret_tangent = has_adjoint(r, call);
+  /* Memory nothing writes while this pair runs stays so while the callee's does. */
+  for (unsigned i = 0; i < sig.nparams; i++)
+    if (vset_has(&r->frozen_params, kn_underlying_object(LLVMGetOperand(call, i))))
+      sig.frozen |= 1ull << i;
+  /* A launch may be skipped where all it writes is results nobody needs:
+   * an enzyme_dupnoneed parameter used for nothing but launches. */
+  for (unsigned i = 0; i < sig.nparams && cuda_is_launch_stub(callee); i++)
+    if (sig.params[i] == ACT_DUP && only_launched(r, LLVMGetOperand(call, i)))
+      sig.params[i] = ACT_DUPNONEED;
   return sig;
 }
 
@@ -79,7 +100,7 @@ unsigned rev_call_args(Reverse *r, LLVMValueRef call, const Signature *sig, LLVM
   unsigned n = 0;
   for (unsigned i = 0; i < sig->nparams; i++) {
     args[n++] = value(r, primals[i]);
-    if (sig->params[i] == ACT_DUP)
+    if (sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED)
       args[n++] = value(r, rev_shadow_of(r, primals[i], call));
   }
   return n;
@@ -216,13 +237,20 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     set_shadow(r, call, shadow);
     return;
   }
-  case RULE_FREE:
+  case RULE_FREE: {
+    LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
+    LLVMPositionBuilderBefore(before, call);
+    cuda_defer_release(before, rule, call, r->sig->fn);
+    LLVMDisposeBuilder(before);
+    vset_remove(&r->varied, call);
+    LLVMInstructionEraseFromParent(call);
+    return;
+  }
   case RULE_MEMCPY:
   case RULE_MEMSET: {
     LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
     LLVMPositionBuilderBefore(before, call);
-    cuda_before_write(before, dst, rule->kind == RULE_FREE ? NULL : LLVMGetOperand(call, 2), stream,
-                      r->sig->fn);
+    cuda_before_write(before, dst, LLVMGetOperand(call, 2), stream, r->sig->fn);
     LLVMDisposeBuilder(before);
     if (rule->kind == RULE_MEMCPY)
       r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);

@@ -244,9 +244,12 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   r.blocks = cfg_reverse_post_order(aug);
   rev_keep_stack_alive(&r);
   seed_parameters(&r, primals, shadows);
-  for (unsigned i = 0; i < sig->nparams; i++)
+  for (unsigned i = 0; i < sig->nparams; i++) {
     if (sig->frozen >> i & 1)
       vset_add(&r.frozen_params, primals[i]);
+    if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
+      vset_add(&r.unneeded_params, primals[i]);
+  }
   do
     activity_find_varied(&r.varied, r.blocks, false);
   while (globals_seed(&r.varied, &r.shadow, r.blocks));
@@ -288,6 +291,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   vset_free(&r.shadow_code);
   vset_free(&r.stack_on_heap);
   vset_free(&r.frozen_params);
+  vset_free(&r.unneeded_params);
   vmap_free(&r.shadow);
   vmap_free(&r.adjoint);
   vmap_free(&r.reverse_block);

@@ -22,7 +22,10 @@
 // PTX-DAG: .entry __kinase_krev_dcc__Z6loglikPfPKfS1_ii(
 // PTX-DAG: .entry __kinase_kfwd_ddc__Z6loglikPfPKfS1_ii(
 //
-// The host passes no shadow for the Const data: its mode letter is 'c'.
+// The host passes no shadow for the Const data: its mode letter is 'c'; logLs,
+// dupnoneed and used for nothing but the launch, is 'n' (the runtime skips a
+// launch whose only effect is unneeded), and 'd' in forward mode.
+// HOST-DAG: c"ndccc\00"
 // HOST-DAG: c"ddccc\00"
 // HOST-DAG: call {{.*}}ptr @__kinase_launch_augment(ptr {{.*}}@_Z21__device_stub__loglikPfPKfS1_ii
 // HOST-DAG: call void @__kinase_launch_reverse(

@@ -24,6 +24,11 @@
 // CHECK-DAG: call {{.*}}ptr @__kinase_shadow_alloc(
 // CHECK-DAG: call void @__kinase_shadow_free(
 // CHECK-DAG: call void @__kinase_before_write(
+// The free and the stream's destroy wait for the end of the reverse sweep,
+// which still reads that memory and copies on that stream:
+// CHECK-DAG: call void @__kinase_defer_release(i32 0,
+// CHECK-DAG: call void @__kinase_defer_release(i32 3,
+// CHECK-DAG: call void @__kinase_release_deferred()
 // CHECK-NOT: __enzyme_autodiff
 
 #include <kinase.h>

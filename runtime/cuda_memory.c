@@ -1,0 +1,84 @@
+/* Facts about device allocations that the compiler could not know:
+ *   - scratch shadows: a Const pointer the kernel writes through still needs
+ *     a shadow in its derivative kernels (their reverse of a store reads and
+ *     clears it), so it gets a zeroed one the size of its allocation, thrown
+ *     away after the launch;
+ *   - element types: a copy of device memory the host never reads as numbers
+ *     has its element type from the kernels launched with that memory
+ *     (KINASE_PARAM_F32 / F64), remembered per allocation. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "cuda_rt.h"
+
+static bool allocation_of(const void *p, CUdeviceptr *base, size_t *size) {
+  return p && cuMemGetAddressRange(base, size, (CUdeviceptr)p) == CUDA_SUCCESS;
+}
+
+void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *primal,
+                               cudaStream_t stream, void **allocated, const char *where) {
+  CUdeviceptr base;
+  size_t size;
+  if (!allocation_of(primal, &base, &size))
+    kinase_rt_fail(where, "kernel '%s' writes through parameter %u, passed as Const, into memory "
+                          "that is not a CUDA allocation: give it a shadow",
+                   k->name, i + 1);
+  CHECK(where, cudaMallocAsync, allocated, size, stream);
+  CHECK(where, cudaMemsetAsync, *allocated, 0, size, stream);
+  return (char *)*allocated + ((CUdeviceptr)primal - base);
+}
+
+typedef struct {
+  CUdeviceptr base;
+  size_t size;
+  int element_size;
+} Typed;
+
+static pthread_mutex_t typed_lock = PTHREAD_MUTEX_INITIALIZER;
+static Typed *typed;
+static size_t ntyped, typed_capacity;
+
+/* An allocation freed and made again at the same place takes its new type
+ * from its next launch. */
+static void remember(const void *p, int element_size, const char *where) {
+  CUdeviceptr base;
+  size_t size;
+  if (!allocation_of(p, &base, &size))
+    return;
+  pthread_mutex_lock(&typed_lock);
+  size_t i = 0;
+  while (i < ntyped && (typed[i].base != base || typed[i].size != size))
+    i++;
+  if (i == ntyped) {
+    kinase_rt_reserve((void **)&typed, ntyped, &typed_capacity, sizeof *typed, where);
+    ntyped++;
+  }
+  typed[i] = (Typed){base, size, element_size};
+  pthread_mutex_unlock(&typed_lock);
+}
+
+void kinase_rt_learn_types(const KinaseKernel *k, void **args, void **shadows, const char *where) {
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    uint32_t p = k->params[i];
+    int element_size = p & KINASE_PARAM_F32 ? 4 : p & KINASE_PARAM_F64 ? 8 : 0;
+    if (!(p & KINASE_PARAM_POINTER) || !element_size)
+      continue;
+    remember(*(void *const *)args[i], element_size, where);
+    if (shadows && shadows[i])
+      remember(shadows[i], element_size, where);
+  }
+}
+
+int kinase_rt_element_size(const void *p) {
+  CUdeviceptr base;
+  size_t size;
+  if (!allocation_of(p, &base, &size))
+    return 0;
+  int element_size = 0;
+  pthread_mutex_lock(&typed_lock);
+  for (size_t i = 0; i < ntyped; i++)
+    if (typed[i].base == base && typed[i].size == size)
+      element_size = typed[i].element_size;
+  pthread_mutex_unlock(&typed_lock);
+  return element_size;
+}

@@ -189,6 +189,9 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
  * (the caller may pass NULL) unless the function also reads that memory. */
 void drop_unneeded_writes(LLVMValueRef param);
 void simplify_before(LLVMValueRef fn);
+/* Inlines, across the module, the call sites marked alwaysinline (a caller
+ * marks the ones it wants). */
+void simplify_inline_marked_calls(void);
 
 /* ---- iter.c: __enzyme_iter(n, k), n + k per order of differentiation ---- */
 

@@ -195,6 +195,40 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
   return words;
 }
 
+/* ---- what is differentiated: the kernel with its calls inlined ---- */
+
+#define INLINE_DEPTH 4
+
+/* Marks fn's calls of the module's own functions, those without a rule
+ * (libm, libdevice) or the user's registration, to be inlined. */
+static bool mark_calls_to_inline(LLVMValueRef fn) {
+  unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  bool any = false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      if (!callee || LLVMIsDeclaration(callee) || rule_for_function(callee) || registry_of(callee) ||
+          LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)))
+        continue;
+      LLVMAddCallSiteAttribute(inst, LLVMAttributeFunctionIndex,
+                               LLVMCreateEnumAttribute(kn_module.ctx, always, 0));
+      any = true;
+    }
+  return any;
+}
+
+/* A copy of `kernel` with its calls inlined, a few levels deep: its
+ * derivative then sees across what were calls which addresses a thread owns
+ * and which memory it only reads, and keeps no tape between them. */
+static LLVMValueRef inlined_copy(LLVMValueRef kernel) {
+  char *name = kn_strdup_printf("kinase.inlined.%s", kn_function_name(kernel));
+  LLVMValueRef copy = clone_function(kernel, name);
+  free(name);
+  for (int depth = 0; depth < INLINE_DEPTH && mark_calls_to_inline(copy); depth++)
+    simplify_inline_marked_calls();
+  return copy;
+}
+
 /* ---- emitting ---- */
 
 static void add_device_global(const char *prefix, const char *kernel, LLVMValueRef init) {
@@ -224,7 +258,7 @@ static void emit_reason(const char *kernel, const char *why) {
 /* A derivative kernel: every parameter of `kernel`, each pointer followed by
  * its shadow, each float by its accumulator (reverse) or tangent (forward).
  * pattern[k] is 'd' or 'c' for the k-th pointer parameter. */
-static LLVMValueRef derivative_kernel(LLVMValueRef kernel, const uint32_t *words,
+static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, const uint32_t *words,
                                       uint32_t kernel_flags, Mode mode, const char *pattern) {
   unsigned n = LLVMCountParams(kernel), nparams = 0, nargs = 0, pointer = 0;
   LLVMTypeRef params[2 * KN_MAX_PARAMS];
@@ -245,7 +279,7 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, const uint32_t *words
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "entry"));
 
-  Signature sig = {.fn = kernel, .mode = mode, .nparams = n};
+  Signature sig = {.fn = body, .mode = mode, .nparams = n};
   /* What the kernel only reads stays as it was: the runtime gives a launch
    * copies of what it reads and also writes. Not so where the kernel writes
    * memory the runtime cannot see (globals, pointers read from memory). */
@@ -364,15 +398,16 @@ static void emit_for_kernel(LLVMValueRef kernel) {
     return;
   }
   char *why = NULL, **patterns = patterns_for(words);
-  LLVMValueRef *made = NULL;
+  LLVMValueRef *made = NULL, body = inlined_copy(kernel);
   kn_capture_errors(&why);
   for (ptrdiff_t p = 0; p < arrlen(patterns); p++) {
-    arrput(made, derivative_kernel(kernel, words, flags, MODE_REVERSE, patterns[p]));
-    arrput(made, derivative_kernel(kernel, words, flags, MODE_FORWARD, patterns[p]));
+    arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, patterns[p]));
+    arrput(made, derivative_kernel(kernel, body, words, flags, MODE_FORWARD, patterns[p]));
   }
   derive_drain();
   kn_capture_errors(NULL);
   abi_size_tape_slots();
+  LLVMDeleteFunction(body); /* the derivatives are made from copies of it */
   if (why) {
     for (ptrdiff_t i = 0; i < arrlen(made); i++) {
       abi_drop_tape_slots_in(made[i]);

@@ -112,6 +112,24 @@ static bool modes_fit(const KinaseKernel *k, const char *modes) {
   return true;
 }
 
+/* Whether every pointer K writes floats through is passed 'n' with its
+ * shadow, and K writes nothing else: the reverse kernel that stores no
+ * primal results fits (kinase_cuda.h). */
+static bool all_written_unneeded(const KinaseKernel *k, const char *modes, void **shadows) {
+  if (k->flags & KINASE_KERNEL_WRITES_OTHER)
+    return false;
+  bool any = false;
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    uint32_t p = k->params[i];
+    if (!(p & KINASE_PARAM_POINTER) || !(p & KINASE_PARAM_WRITTEN) || (p & KINASE_PARAM_NO_FLOATS))
+      continue;
+    if (modes[i] != 'n' || !kinase_rt_shadow_used(modes, shadows, i))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 static _Noreturn void no_derivatives(const KinaseKernel *k, const char *where) {
   if (k->why)
     kinase_rt_fail(where, "kernel '%s' cannot be differentiated: %s", k->name, k->why);
@@ -129,9 +147,13 @@ CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const c
 
   char *pattern = kinase_rt_alloc(k->nparams + 1, where);
   size_t letters = 0;
+  bool unneeded = !strcmp(kind, "krev") && all_written_unneeded(k, modes, shadows);
   for (uint32_t i = 0; i < k->nparams; i++)
-    if (k->params[i] & KINASE_PARAM_POINTER)
-      pattern[letters++] = kinase_rt_pattern_letter(k, modes, shadows, i);
+    if (k->params[i] & KINASE_PARAM_POINTER) {
+      char letter = kinase_rt_pattern_letter(k, modes, shadows, i);
+      bool written = (k->params[i] & KINASE_PARAM_WRITTEN) && letter == 'd';
+      pattern[letters++] = unneeded && written ? 'n' : letter;
+    }
 
   size_t symbol_bytes = strlen("__kinase_") + strlen(kind) + letters + strlen(k->name) + 3;
   char *symbol = kinase_rt_alloc(symbol_bytes, where);

@@ -17,7 +17,11 @@
  * KINASE_PARAM_NO_FLOATS are always 'c', and those with KINASE_PARAM_WRITTEN
  * always 'd' (for a Const one, the runtime passes a zeroed scratch shadow
  * of the allocation's size). That halves the kernels per such parameter
- * and keeps compile times close to clang's.
+ * and keeps compile times close to clang's. Reverse kernels come in one
+ * more pattern, with every written float pointer 'n': its primal results
+ * are not needed (enzyme_dupnoneed), so they are not stored, and the work
+ * that only fed them goes; the runtime takes it when every such pointer is
+ * passed 'n' with a shadow (and K writes no other memory).
  * Parameters of both kinds of derivative kernel: every parameter of K, in
  * order, each followed by
  *   - a pointer parameter: its shadow (may be NULL where PAT says 'c');

@@ -294,8 +294,9 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
     sig.params[i] = ACT_CONST;
     if (words[i] & KINASE_PARAM_POINTER) {
       LLVMValueRef shadow = LLVMGetParam(fn, p++);
-      if (pattern[pointer++] == 'd') {
-        sig.params[i] = ACT_DUP;
+      char letter = pattern[pointer++];
+      if (letter != 'c') {
+        sig.params[i] = letter == 'n' ? ACT_DUPNONEED : ACT_DUP;
         args[nargs++] = shadow;
       }
     } else if (words[i] & KINASE_PARAM_FLOAT) {
@@ -355,6 +356,29 @@ static char **patterns_for(const uint32_t *words) {
   return patterns;
 }
 
+/* The reverse pattern with every written pointer 'n' (enzyme_dupnoneed:
+ * what the kernel stores there is not needed, so it stores nothing, and the
+ * work that only fed those stores goes), or NULL when there is none or the
+ * kernel writes other memory too. */
+static char *unneeded_results(const uint32_t *words, uint32_t flags, const char *pattern) {
+  if (flags & KINASE_KERNEL_WRITES_OTHER)
+    return NULL;
+  char *unneeded = kn_strdup_printf("%s", pattern);
+  bool any = false;
+  for (ptrdiff_t i = 0, k = 0; i < arrlen(words); i++) {
+    if (!(words[i] & KINASE_PARAM_POINTER))
+      continue;
+    if ((words[i] & KINASE_PARAM_WRITTEN) && !(words[i] & KINASE_PARAM_NO_FLOATS)) {
+      unneeded[k] = 'n';
+      any = true;
+    }
+    k++;
+  }
+  if (!any)
+    free(unneeded);
+  return any ? unneeded : NULL;
+}
+
 /* Whether `fn` or a function it calls computes derivatives itself (a
  * device-side request): derivatives of derivatives are left to requests. */
 static bool computes_derivatives(LLVMValueRef fn, ValueSet *seen) {
@@ -403,6 +427,10 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   for (ptrdiff_t p = 0; p < arrlen(patterns); p++) {
     arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, patterns[p]));
     arrput(made, derivative_kernel(kernel, body, words, flags, MODE_FORWARD, patterns[p]));
+    char *unneeded = unneeded_results(words, flags, patterns[p]);
+    if (unneeded)
+      arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, unneeded));
+    free(unneeded);
   }
   derive_drain();
   kn_capture_errors(NULL);

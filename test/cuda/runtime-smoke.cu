@@ -62,6 +62,19 @@ extern "C" __global__ void __kinase_krev_dd_scale(float *y, float *dy, const flo
     atomicAdd(da, xi * xi * g);
 }
 
+// y's results not needed (every written pointer 'n'): y is not stored.
+extern "C" __global__ void __kinase_krev_nd_scale(float *y, float *dy, const float *x, float *dx,
+                                                  float a, float *da, int n) {
+  int i = thread_index();
+  if (i >= n)
+    return;
+  float xi = x[i], g = dy[i];
+  dy[i] = 0;
+  dx[i] += 2 * a * xi * g;
+  if (da)
+    atomicAdd(da, xi * xi * g);
+}
+
 // x Const: its shadow must be NULL.
 extern "C" __global__ void __kinase_krev_dc_scale(float *y, float *dy, const float *x,
                                                   float *dx, float a, float *da, int n) {

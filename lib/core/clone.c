@@ -47,6 +47,7 @@ LLVMValueRef clone_function(LLVMValueRef fn, const char *name) {
     vmap_put(&map, LLVMBasicBlockAsValue(bb), LLVMBasicBlockAsValue(to));
   }
 
+  unsigned assign_id = LLVMGetMDKindIDInContext(kn_module.ctx, "DIAssignID", 10);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMPositionBuilderAtEnd(b, LLVMValueAsBasicBlock(vmap_get(&map, LLVMBasicBlockAsValue(bb))));
@@ -59,6 +60,9 @@ LLVMValueRef clone_function(LLVMValueRef fn, const char *name) {
         LLVMInsertIntoBuilderWithName(b, dup, kn_value_name(inst));
       }
       LLVMInstructionSetDebugLoc(dup, LLVMInstructionGetDebugLoc(inst));
+      /* The original's assignment-tracking records (-g -O2) name its
+       * instructions by this ID: a copy sharing it would be theirs too. */
+      LLVMSetMetadata(dup, assign_id, NULL);
       vmap_put(&map, inst, dup);
     }
   }

@@ -16,6 +16,10 @@
 // RUN: FileCheck %s --input-file=%t.O0.ll
 // RUN: %kinase-cc %cudainc -O2 --cuda-host-only -S -emit-llvm %s -o %t.ll
 // RUN: FileCheck %s --input-file=%t.ll
+// With -g at -O2 (assignment tracking: the copies Kinase makes must not
+// share the original's assignment IDs):
+// RUN: %kinase-cc %cudainc -g -O2 --cuda-host-only -S -emit-llvm %s -o %t.g.ll
+// RUN: FileCheck %s --input-file=%t.g.ll
 // RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // CHECK-DAG: call void @__kinase_copy_reverse({{.*}}, i32 4,

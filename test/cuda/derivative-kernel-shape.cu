@@ -1,0 +1,49 @@
+// The shape of the derivative kernels of the seed's log-likelihood kernel
+// (the form users write: a __device__ helper called per thread with an
+// output pointer), as the host's request uses them (logL unneeded, theta dup,
+// x Const: pattern ndc):
+//  - no device malloc, no local-memory tape: the data loop's loads are
+//    repeated in the reverse sweep (x is only read: frozen);
+//  - no atomics on dtheta: thread i owns theta[4i..4i+3], so its adjoints are
+//    plain read-modify-writes in a one-dimensional launch (the atomic path
+//    stays for other launch shapes);
+//  - no store of logL: its results are not needed, and the forward loop that
+//    only fed them is gone (one loop over the data, not two).
+// REQUIRES: cuda
+// RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: FileCheck %s --input-file=%t.ptx
+//
+// With logL needed, its result is stored; still no heap, no local memory:
+// CHECK-LABEL: .entry __kinase_krev_ddc__Z6loglikPfPKfS1_ii(
+// CHECK-NOT: {{malloc|\.local}}
+// CHECK: st.global.b32 [%rd{{[0-9]+}}], %r
+// CHECK-NOT: {{malloc|\.local}}
+// CHECK: ret;
+//
+// CHECK-LABEL: .entry __kinase_krev_ndc__Z6loglikPfPKfS1_ii(
+// CHECK-NOT: {{malloc|\.local}}
+// dlogL is read and zeroed; nothing else is stored before the adjoints:
+// CHECK: st.global.b32 [%rd{{[0-9]+}}], 0;
+// CHECK-NOT: {{st\.global\.b32 \[%rd[0-9]+\], %r|atom|malloc|\.local}}
+// The owned path, taken in a one-dimensional launch:
+// CHECK: %ntid.y
+// CHECK: st.global.b32 [%rd{{[0-9]+}}+12], %r
+// CHECK-NOT: {{malloc|\.local}}
+// CHECK: ret;
+
+__device__ void loglik_one(float *logL, const float *th, const float *x, int n) {
+  float mu1 = th[0], mu2 = th[1], s1 = th[2], s2 = th[3];
+  float is1 = 1.f / s1, is2 = 1.f / s2, q = 0.f;
+  for (int k = 0; k < n; k++) {
+    float d1 = (x[2 * k] - mu1) * is1, d2 = (x[2 * k + 1] - mu2) * is2;
+    q += d1 * d1 + d2 * d2;
+  }
+  *logL = -0.5f * q - n * (logf(s1) + logf(s2));
+}
+
+__global__ void loglik(float *logL, const float *th, const float *x, int n, int b) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < b)
+    loglik_one(logL + i, th + 4 * i, x, n);
+}

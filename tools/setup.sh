@@ -14,6 +14,7 @@ packages=(
   cmake ninja-build                           # build
   libstb-dev                                  # stb_ds.h (hash maps, arrays)
   python3 python3-psutil                      # lit, and its per-test timeout
+  time                                        # bench/cuda-compile-time.sh (CPU seconds)
 )
 
 if [[ ${1:-} == --list ]]; then

@@ -69,11 +69,20 @@ static bool on_device(const void *p, const char *where) {
   return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
 }
 
-void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void *stream_,
+static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStream_t stream,
+                         int element_size, const char *where);
+
+void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void *stream,
                            int element_size, const char *where) {
-  cudaStream_t stream = stream_;
   if (!ddst || bytes == 0 || dsrc == ddst)
     return;
+  kinase_rt_reverse_begin(stream, where);
+  copy_reverse(dsrc, ddst, bytes, kind, stream, element_size, where);
+  kinase_rt_reverse_end(stream, where);
+}
+
+static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStream_t stream,
+                         int element_size, const char *where) {
   if (element_size == 0)
     element_size = kinase_rt_element_size(ddst) ? kinase_rt_element_size(ddst)
                                                 : kinase_rt_element_size(dsrc);

@@ -136,7 +136,9 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
     }
   }
   void **params = derivative_params(k, values, extra, where);
+  kinase_rt_reverse_begin(l->stream, where);
   launch(l->reverse, l->grid, l->block, l->shmem, l->stream, params, where);
+  kinase_rt_reverse_end(l->stream, where);
   free(params);
 
   if (wanted) {

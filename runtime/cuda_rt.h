@@ -109,6 +109,12 @@ void kinase_rt_learn_types(const KinaseKernel *k, void **args, void **shadows, c
 /* The element size remembered for p's allocation, 0 if none. */
 int kinase_rt_element_size(const void *p);
 
+/* ---- cuda_order.c: the reverse sweep's order across streams ---- */
+
+/* Around each reverse operation on `stream`: it waits for the one before. */
+void kinase_rt_reverse_begin(cudaStream_t stream, const char *where);
+void kinase_rt_reverse_end(cudaStream_t stream, const char *where);
+
 /* ---- the PTX of accumulate.cu, embedded by CMake (accumulate_ptx.c) ---- */
 extern const char kinase_rt_accumulate_ptx[];
 

@@ -5,7 +5,9 @@
 //    each launch overwrites what it read, the reverse kernels need what it
 //    was (the runtime keeps copies): dx = 2^T x^(2^T - 1);
 //  - two_streams: async copies host->device on two streams, a kernel on
-//    each, async copies back, synchronised: the gradients of both halves.
+//    each, async copies back, synchronised: the gradients of both halves;
+//  - cross_streams: a copy on one stream, the kernel on another after an
+//    event: the reverse sweep keeps the order across the streams.
 //
 // REQUIRES: cuda
 // RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
@@ -90,6 +92,37 @@ float two_streams(const float *x, int n) {
   return sum;
 }
 
+/* The same through two streams ordered by an event: the copy in on stream a,
+ * the kernel and the copy out on stream b. In reverse the kernel's reverse
+ * (on b) leaves the adjoint the copy's reverse (on a) reads. */
+float cross_streams(const float *x, int n) {
+  cudaStream_t a, b;
+  cudaEvent_t copied;
+  cudaStreamCreate(&a);
+  cudaStreamCreate(&b);
+  cudaEventCreateWithFlags(&copied, cudaEventDisableTiming);
+  size_t bytes = n * sizeof(float);
+  float *d_in, *d_out, *h = (float *)malloc(bytes);
+  cudaMalloc(&d_in, bytes);
+  cudaMalloc(&d_out, bytes);
+  cudaMemcpyAsync(d_in, x, bytes, cudaMemcpyHostToDevice, a);
+  cudaEventRecord(copied, a);
+  cudaStreamWaitEvent(b, copied, 0);
+  cube<<<(n + 255) / 256, 256, 0, b>>>(d_out, d_in, n);
+  cudaMemcpyAsync(h, d_out, bytes, cudaMemcpyDeviceToHost, b);
+  cudaStreamSynchronize(b);
+  float sum = 0;
+  for (int i = 0; i < n; i++)
+    sum += h[i];
+  free(h);
+  cudaFree(d_in);
+  cudaFree(d_out);
+  cudaEventDestroy(copied);
+  cudaStreamDestroy(a);
+  cudaStreamDestroy(b);
+  return sum;
+}
+
 int main(void) {
   require_device();
   static float x[N], dx[N], y[N], dy[N];
@@ -133,6 +166,13 @@ int main(void) {
   check_kernel("two_streams");
   for (int i = 0; i < N; i++)
     check_close(hdx[i], 3.0 * x[i] * x[i], 1e-5, "two_streams: d/dx[%d]", i);
+
+  for (int i = 0; i < N; i++)
+    hdx[i] = 0;
+  __enzyme_autodiff((void *)cross_streams, enzyme_dup, x, hdx, enzyme_const, N);
+  check_kernel("cross_streams");
+  for (int i = 0; i < N; i++)
+    check_close(hdx[i], 3.0 * x[i] * x[i], 1e-5, "cross_streams: d/dx[%d]", i);
 
   device_free_all();
   return check_exit();

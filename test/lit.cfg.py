@@ -33,7 +33,7 @@ import lit.util
 
 config.name = "Kinase"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".ll", ".c", ".cu", ".test"]
+config.suffixes = [".ll", ".c", ".cpp", ".cu", ".test"]
 config.excludes = ["include", "tools", "Inputs", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kinase_obj_root, "test")

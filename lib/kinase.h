@@ -63,6 +63,9 @@ LLVMValueRef kn_underlying_object(LLVMValueRef ptr); /* through GEPs and casts *
  * working on shadows or recomputing a value may not meet it. */
 void kn_drop_metadata(LLVMValueRef inst);
 LLVMValueRef kn_first_non_phi(LLVMBasicBlockRef bb);
+/* A NUL-terminated constant holding `text` for generated code (the
+ * runtime's messages), one per text in the module. */
+LLVMValueRef kn_constant_string(LLVMBuilderRef b, const char *text);
 /* A builder at the start of fn's entry block, for allocas. */
 LLVMBuilderRef kn_entry_builder(LLVMValueRef fn);
 /* Calls C library or Kinase runtime function `name` (declared on first

@@ -11,7 +11,7 @@
 
 #include "cuda_rt.h"
 
-static bool allocation_of(const void *p, CUdeviceptr *base, size_t *size) {
+bool kinase_rt_allocation_of(const void *p, CUdeviceptr *base, size_t *size) {
   return p && cuMemGetAddressRange(base, size, (CUdeviceptr)p) == CUDA_SUCCESS;
 }
 
@@ -19,7 +19,7 @@ void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *pr
                                cudaStream_t stream, void **allocated, const char *where) {
   CUdeviceptr base;
   size_t size;
-  if (!allocation_of(primal, &base, &size))
+  if (!kinase_rt_allocation_of(primal, &base, &size))
     kinase_rt_fail(where, "kernel '%s' writes through parameter %u, passed as Const, into memory "
                           "that is not a CUDA allocation: give it a shadow",
                    k->name, i + 1);
@@ -43,7 +43,7 @@ static size_t ntyped, typed_capacity;
 static void remember(const void *p, int element_size, const char *where) {
   CUdeviceptr base;
   size_t size;
-  if (!allocation_of(p, &base, &size))
+  if (!kinase_rt_allocation_of(p, &base, &size))
     return;
   pthread_mutex_lock(&typed_lock);
   size_t i = 0;
@@ -72,7 +72,7 @@ void kinase_rt_learn_types(const KinaseKernel *k, void **args, void **shadows, c
 int kinase_rt_element_size(const void *p) {
   CUdeviceptr base;
   size_t size;
-  if (!allocation_of(p, &base, &size))
+  if (!kinase_rt_allocation_of(p, &base, &size))
     return 0;
   int element_size = 0;
   pthread_mutex_lock(&typed_lock);

@@ -98,6 +98,9 @@ void kinase_rt_snapshots_free(KinaseLaunch *launch);
 
 /* ---- cuda_memory.c: scratch shadows, element types of allocations ---- */
 
+/* The allocation holding p, if p is device (or managed) memory. */
+bool kinase_rt_allocation_of(const void *p, CUdeviceptr *base, size_t *size);
+
 /* A zeroed shadow for pointer parameter i of k, which points to `primal`
  * and was passed Const: the size of primal's allocation, at the same
  * offset; *allocated receives what to free (stream-ordered) afterwards. */

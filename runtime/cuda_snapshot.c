@@ -16,11 +16,6 @@
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static KinaseLaunch *pending; /* the newest first */
 
-/* The allocation holding p, if p is device (or managed) memory. */
-static bool allocation_of(const void *p, CUdeviceptr *base, size_t *size) {
-  return p && cuMemGetAddressRange(base, size, (CUdeviceptr)p) == CUDA_SUCCESS;
-}
-
 static void *pointer_argument(void **args, uint32_t i) { return *(void *const *)args[i]; }
 
 void kinase_rt_pending_add(KinaseLaunch *launch, void **args) {
@@ -31,7 +26,7 @@ void kinase_rt_pending_add(KinaseLaunch *launch, void **args) {
     CUdeviceptr base;
     size_t size;
     if (!(p & KINASE_PARAM_POINTER) || !(p & KINASE_PARAM_READ) ||
-        !allocation_of(pointer_argument(args, i), &base, &size))
+        !kinase_rt_allocation_of(pointer_argument(args, i), &base, &size))
       continue;
     bool seen = false;
     for (uint32_t j = 0; j < launch->nsnapshots; j++)
@@ -79,7 +74,7 @@ void kinase_rt_protect_writes(const KinaseKernel *k, void **args, cudaStream_t s
     CUdeviceptr base;
     size_t size;
     if ((p & KINASE_PARAM_POINTER) && (p & KINASE_PARAM_WRITTEN) &&
-        allocation_of(pointer_argument(args, i), &base, &size))
+        kinase_rt_allocation_of(pointer_argument(args, i), &base, &size))
       protect(base, size, stream, where);
   }
   pthread_mutex_unlock(&pending_lock);

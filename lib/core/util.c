@@ -183,6 +183,15 @@ LLVMBuilderRef kn_entry_builder(LLVMValueRef fn) {
   return b;
 }
 
+LLVMValueRef kn_constant_string(LLVMBuilderRef b, const char *text) {
+  char *name = kn_strdup_printf("kinase.text.%s", text);
+  LLVMValueRef global = LLVMGetNamedGlobal(kn_module.mod, name);
+  if (!global)
+    global = LLVMBuildGlobalString(b, text, name);
+  free(name);
+  return global;
+}
+
 LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
                           unsigned n) {
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);

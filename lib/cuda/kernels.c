@@ -45,16 +45,18 @@ static bool is_scalar_float(LLVMTypeRef t) {
 /* Simplified copies of the kernel and its callees: clang's allocas (at every
  * -O level, before the pipeline runs) would hide where pointers go. */
 typedef struct {
-  ValueMap copies; /* function -> simplified copy */
-  uint32_t flags;  /* KINASE_KERNEL_* */
+  ValueMap copy_of;     /* function -> its simplified copy */
+  LLVMValueRef *copies; /* the copies (a stb_ds array), deleted after */
+  uint32_t flags;       /* KINASE_KERNEL_* */
 } Effects;
 
 static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
-  LLVMValueRef copy = vmap_get(&e->copies, fn);
+  LLVMValueRef copy = vmap_get(&e->copy_of, fn);
   if (!copy) {
     copy = clone_function(fn, "kinase.effects");
     simplify_before(copy);
-    vmap_put(&e->copies, fn, copy);
+    vmap_put(&e->copy_of, fn, copy);
+    arrput(e->copies, copy);
   }
   return copy;
 }
@@ -134,12 +136,8 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
  * parameters: globals of the device (not __shared__, not constant), and
  * memory behind pointers read from memory. */
 static void other_memory(Effects *e) {
-  LLVMValueRef *fns = NULL;
-  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
-    if (!strncmp(kn_function_name(fn), "kinase.effects", 14))
-      arrput(fns, fn);
-  for (ptrdiff_t f = 0; f < arrlen(fns); f++)
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fns[f]); bb; bb = LLVMGetNextBasicBlock(bb))
+  for (ptrdiff_t f = 0; f < arrlen(e->copies); f++)
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(e->copies[f]); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
         LLVMOpcode op = LLVMGetInstructionOpcode(inst);
         bool load = op == LLVMLoad, store = op == LLVMStore || op == LLVMAtomicRMW ||
@@ -158,7 +156,6 @@ static void other_memory(Effects *e) {
         e->flags |= store ? KINASE_KERNEL_WRITES_OTHER | KINASE_KERNEL_READS_OTHER
                           : KINASE_KERNEL_READS_OTHER;
       }
-  arrfree(fns);
 }
 
 /* The parameter words of the kernel info (runtime/kinase_cuda.h). */
@@ -185,13 +182,10 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
   other_memory(&e);
   *kernel_flags = e.flags;
   /* The copies are analysis only. */
-  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn;) {
-    LLVMValueRef next = LLVMGetNextFunction(fn);
-    if (!strncmp(kn_function_name(fn), "kinase.effects", 14))
-      LLVMDeleteFunction(fn);
-    fn = next;
-  }
-  vmap_free(&e.copies);
+  for (ptrdiff_t f = 0; f < arrlen(e.copies); f++)
+    LLVMDeleteFunction(e.copies[f]);
+  arrfree(e.copies);
+  vmap_free(&e.copy_of);
   return words;
 }
 
@@ -257,7 +251,8 @@ static void emit_reason(const char *kernel, const char *why) {
 
 /* A derivative kernel: every parameter of `kernel`, each pointer followed by
  * its shadow, each float by its accumulator (reverse) or tangent (forward).
- * pattern[k] is 'd' or 'c' for the k-th pointer parameter. */
+ * pattern[k] is the k-th pointer parameter's letter: 'd', 'c', or 'n' (dup,
+ * its results not needed). */
 static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, const uint32_t *words,
                                       uint32_t kernel_flags, Mode mode, const char *pattern) {
   unsigned n = LLVMCountParams(kernel), nparams = 0, nargs = 0, pointer = 0;

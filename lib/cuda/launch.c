@@ -23,20 +23,20 @@
 
 static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
 
-static bool launches_itself(LLVMValueRef call, LLVMValueRef fn) {
-  LLVMValueRef callee = kn_called_function(call);
-  if (!callee || LLVMGetNumArgOperands(call) == 0)
-    return false;
-  const char *name = kn_function_name(callee);
-  return (!strcmp(name, "cudaLaunchKernel") || !strcmp(name, "cudaLaunchKernel_ptsz")) &&
-         kn_strip_casts(LLVMGetOperand(call, 0)) == fn;
-}
-
+/* A stub passes itself to cudaLaunchKernel: looking at that function's
+ * calls, few and only in host CUDA modules, costs nothing elsewhere. */
 bool cuda_is_launch_stub(LLVMValueRef fn) {
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
-      if (LLVMIsACallInst(inst) && launches_itself(inst, fn))
+  static const char *const launchers[] = {"cudaLaunchKernel", "cudaLaunchKernel_ptsz"};
+  for (size_t k = 0; k < sizeof launchers / sizeof *launchers; k++) {
+    LLVMValueRef launcher = LLVMGetNamedFunction(kn_module.mod, launchers[k]);
+    for (LLVMUseRef use = launcher ? LLVMGetFirstUse(launcher) : NULL; use; use = LLVMGetNextUse(use)) {
+      LLVMValueRef call = LLVMGetUser(use);
+      if (LLVMIsACallInst(call) && kn_called_function(call) == launcher &&
+          LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)) == fn &&
+          LLVMGetNumArgOperands(call) > 0 && kn_strip_casts(LLVMGetOperand(call, 0)) == fn)
         return true;
+    }
+  }
   return false;
 }
 
@@ -56,7 +56,7 @@ static LLVMValueRef where_string(LLVMBuilderRef b, LLVMValueRef stub) {
     length -= sizeof prefix - 1;
   }
   char *text = kn_strdup_printf("a launch of kernel '%.*s'", (int)length, start);
-  LLVMValueRef s = LLVMBuildGlobalStringPtr(b, text, "kinase.where");
+  LLVMValueRef s = kn_constant_string(b, text);
   free(text);
   return s;
 }
@@ -122,7 +122,7 @@ static Launch begin_launch(LLVMBuilderRef b, const Signature *sig, LLVMValueRef 
   modes[sig->nparams] = 0;
   l.args = pointer_array(b, primals, sig->nparams);
   l.shadows = pointer_array(b, shadows, sig->nparams);
-  l.modes = LLVMBuildGlobalStringPtr(b, modes, "kinase.modes");
+  l.modes = kn_constant_string(b, modes);
   l.where = where_string(b, sig->fn);
   return l;
 }

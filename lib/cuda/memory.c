@@ -24,7 +24,7 @@ static LLVMTypeRef i64_type(void) { return LLVMInt64TypeInContext(kn_module.ctx)
 static LLVMTypeRef i32_type(void) { return LLVMInt32TypeInContext(kn_module.ctx); }
 
 static LLVMValueRef where_string(LLVMBuilderRef b, LLVMValueRef subject) {
-  return LLVMBuildGlobalStringPtr(b, kn_function_name(subject), "kinase.where");
+  return kn_constant_string(b, kn_function_name(subject));
 }
 
 static LLVMValueRef size_value(LLVMBuilderRef b, LLVMValueRef n) {

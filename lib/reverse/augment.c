@@ -89,7 +89,8 @@ Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee)
       sig.frozen |= 1ull << i;
   /* A launch may be skipped where all it writes is results nobody needs:
    * an enzyme_dupnoneed parameter used for nothing but launches. */
-  for (unsigned i = 0; i < sig.nparams && cuda_is_launch_stub(callee); i++)
+  bool launch = cuda_is_launch_stub(callee);
+  for (unsigned i = 0; i < sig.nparams && launch; i++)
     if (sig.params[i] == ACT_DUP && only_launched(r, LLVMGetOperand(call, i)))
       sig.params[i] = ACT_DUPNONEED;
   return sig;
@@ -230,35 +231,32 @@ static void augment_realloc(Reverse *r, LLVMValueRef call) {
  * launches waiting for their reverse sweep read before it is overwritten. */
 static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0), stream = cuda_stream_operand(rule, call);
-  switch (rule->kind) {
-  case RULE_POSIX_MEMALIGN: {
+  if (rule->kind == RULE_POSIX_MEMALIGN) {
     LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, LLVMGetOperand(call, rule->arg), stream, r->sig->fn);
     vset_add(&r->shadow_code, LLVMBuildStore(r->ab, shadow, rev_shadow_of(r, dst, call)));
     set_shadow(r, call, shadow);
     return;
   }
-  case RULE_FREE: {
-    LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
-    LLVMPositionBuilderBefore(before, call);
+  /* What frees, copies and sets tell the runtime goes before them. */
+  LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderBefore(before, call);
+  switch (rule->kind) {
+  case RULE_FREE:
     cuda_defer_release(before, rule, call, r->sig->fn);
-    LLVMDisposeBuilder(before);
     vset_remove(&r->varied, call);
     LLVMInstructionEraseFromParent(call);
-    return;
-  }
+    break;
   case RULE_MEMCPY:
-  case RULE_MEMSET: {
-    LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
-    LLVMPositionBuilderBefore(before, call);
+    r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
     cuda_before_write(before, dst, LLVMGetOperand(call, 2), stream, r->sig->fn);
-    LLVMDisposeBuilder(before);
-    if (rule->kind == RULE_MEMCPY)
-      r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
-    return;
-  }
+    break;
+  case RULE_MEMSET:
+    cuda_before_write(before, dst, LLVMGetOperand(call, 2), stream, r->sig->fn);
+    break;
   default:
-    return;
+    break;
   }
+  LLVMDisposeBuilder(before);
 }
 
 static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {

@@ -55,6 +55,9 @@ bool kn_is_float_type(LLVMTypeRef type);       /* scalar or vector of floats */
 bool kn_type_has_floats(LLVMTypeRef type);     /* anywhere inside aggregates too */
 bool kn_type_has_pointers(LLVMTypeRef type);   /* likewise */
 bool kn_is_pointer_type(LLVMTypeRef type);
+/* An atomic fadd or fsub (atomicAdd on floats): an accumulation, which the
+ * generators differentiate, unlike other atomics. */
+bool kn_is_atomic_accumulation(LLVMValueRef inst);
 LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);
 LLVMValueRef kn_strip_casts(LLVMValueRef value);
@@ -128,6 +131,9 @@ typedef struct {
 } Module;
 
 extern Module kn_module; /* the module of the current kn_run_on_module */
+
+/* NVPTX's address space of __shared__ memory. */
+enum { KN_SHARED_ADDRESS_SPACE = 3 };
 
 /* ---- abi.c: reading __enzyme_* calls ---- */
 
@@ -347,9 +353,6 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev);
 bool unsupported_construct(LLVMValueRef fn);
 /* Reports and returns true for an atomic operation on varied memory. */
 bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject);
-/* Reverse mode in device code: reports and returns true for a barrier, or a
- * differentiated access to __shared__ memory. */
-bool unsupported_device_reverse(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject);
 /* The shadow to use for `v`, which has none, where `user` needs one: the
  * zero shadow of a global, or for the result of a call to an unknown callee
  * a null pointer behind a stop. Otherwise, for a pointer (other than null),
@@ -394,6 +397,20 @@ bool cuda_thread_owns(LLVMValueRef address);
  * gridDim.z = 1)? */
 LLVMValueRef cuda_launch_is_linear(LLVMBuilderRef b);
 
+/* ---- cuda/warp.c: barriers and warp shuffles in device code ---- */
+
+typedef struct WarpOp WarpOp; /* rules.c */
+
+/* Emits, with `b`, the barrier the reverse sweep waits at for `call`, a
+ * RULE_BARRIER call; args: its arguments as the reverse sweep sees them. */
+void cuda_mirror_barrier(LLVMBuilderRef b, LLVMValueRef call, const WarpOp *op, LLVMValueRef *args);
+/* The adjoint of a shuffle's value given the adjoint dy of its result;
+ * args: the shuffle's arguments as the reverse sweep sees them. May leave
+ * `b` in a new block. */
+LLVMValueRef cuda_shuffle_transpose(LLVMBuilderRef b, const WarpOp *op, LLVMValueRef *args, LLVMValueRef dy);
+/* The shuffle's tangent: the same shuffle of the value's tangent. */
+LLVMValueRef cuda_shuffle_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangent);
+
 /* ---- forward.c ---- */
 
 /* Fills the body of `deriv`, the forward derivative for `sig`. */
@@ -415,7 +432,13 @@ typedef enum {
   RULE_MEMCPY,         /* copies memory (memcpy, memmove): the shadow too */
   RULE_MEMSET,         /* fills memory with a constant: the shadow with 0 */
   RULE_MODEL,          /* differentiated through a model body (models.def) */
+  RULE_BARRIER,        /* device code: mirrored in the reverse sweep (warp.def) */
+  RULE_SHUFFLE,        /* device code: a warp shuffle, transposed in reverse (warp.def) */
 } RuleKind;
+
+/* Whether the rule is about memory (allocation, free, copy, set): the
+ * generators mirror such calls on shadows. */
+static inline bool rule_is_memory(RuleKind kind) { return kind >= RULE_ALLOC && kind <= RULE_MEMSET; }
 
 /* Emits d(result)/d(arg i) with `b`, given the call's arguments and result. */
 typedef LLVMValueRef (*PartialFn)(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef result,
@@ -432,6 +455,23 @@ typedef struct CudaCall {
   int stream_arg; /* the stream argument, or -1 for the default stream */
 } CudaCall;
 
+/* A warp shuffle's lane pattern, PTX's shfl modes, and how its last
+ * argument reads. */
+typedef enum {
+  SHUFFLE_IDX,
+  SHUFFLE_UP,
+  SHUFFLE_DOWN,
+  SHUFFLE_BFLY,
+  SHUFFLE_MODE = 3,  /* the bits holding the mode */
+  SHUFFLE_WIDTH = 4, /* the last argument is CUDA's width, not PTX's packed clamp */
+} WarpShuffle;
+
+/* A barrier or shuffle in device code (rules/warp.def, cuda/warp.c). */
+struct WarpOp {
+  unsigned shuffle;   /* WarpShuffle bits */
+  const char *mirror; /* barriers: the barrier the reverse sweep waits at; NULL: the same */
+};
+
 struct Rule {
   const char *name; /* C name, or intrinsic base name ("llvm.sin") */
   RuleKind kind;
@@ -445,6 +485,7 @@ struct Rule {
    * they never depend on the user's arena. */
   bool foreign;
   const CudaCall *cuda; /* a CUDA runtime call, or NULL */
+  const WarpOp *warp;   /* RULE_BARRIER, RULE_SHUFFLE */
 };
 
 const Rule *rule_for_call(LLVMValueRef call);

@@ -91,6 +91,8 @@ static bool call_is_varied(ValueSet *varied, LLVMValueRef call) {
       return activity_any_operand(varied, call, 0, rule->arg);
     case RULE_MODEL:
       return activity_any_operand(varied, call, 0, nargs);
+    case RULE_SHUFFLE:
+      return activity_any_operand(varied, call, rule->arg, 1);
     case RULE_ALLOC:
     case RULE_CALLOC:
     case RULE_REALLOC:
@@ -182,6 +184,8 @@ static bool inst_is_varied(ValueSet *varied, LLVMValueRef inst) {
     return false;
   case LLVMAlloca:
     return true;
+  case LLVMAtomicRMW: /* the old value comes from the memory */
+    return kn_is_atomic_accumulation(inst) && activity_any_operand(varied, inst, 0, 2);
   case LLVMCall:
     return call_is_varied(varied, inst);
   default:

@@ -121,8 +121,8 @@ static unsigned globals_alignment(LLVMValueRef g) {
 }
 
 /* Shared memory on the GPU cannot be initialised; its shadow, shared memory
- * too, is written wherever the primal is. */
-enum { SHARED_ADDRESS_SPACE = 3 };
+ * too, is cleared wherever the primal is written (reverse/augment.c). */
+enum { SHARED_ADDRESS_SPACE = KN_SHARED_ADDRESS_SPACE };
 
 static LLVMValueRef globals_shadow(LLVMValueRef g) {
   LLVMValueRef shadow = vmap_get(&shadows, g);

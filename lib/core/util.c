@@ -260,3 +260,12 @@ LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size) {
 void kn_call_free(LLVMBuilderRef b, LLVMValueRef p) {
   kn_call_libc(b, "free", LLVMVoidTypeInContext(kn_module.ctx), &p, 1);
 }
+
+/* atomicAdd on floats: an atomic fadd or fsub, which accumulates. */
+bool kn_is_atomic_accumulation(LLVMValueRef inst) {
+  if (!LLVMIsAAtomicRMWInst(inst))
+    return false;
+  LLVMAtomicRMWBinOp op = LLVMGetAtomicRMWBinOp(inst);
+  return (op == LLVMAtomicRMWBinOpFAdd || op == LLVMAtomicRMWBinOpFSub) &&
+         kn_is_float_type(LLVMTypeOf(LLVMGetOperand(inst, 1)));
+}

@@ -118,6 +118,19 @@ static void store_tangent(Forward *f, LLVMValueRef store) {
   LLVMInsertIntoBuilder(f->b, copy);
 }
 
+/* atomicAdd: the tangent accumulates alike, and the old value's tangent is
+ * the old tangent. */
+static void accumulation_tangent(Forward *f, LLVMValueRef atomic) {
+  LLVMValueRef at = LLVMGetOperand(atomic, 0), value = LLVMGetOperand(atomic, 1);
+  if (!is_varied(f, at)) {
+    f->failed |= unsupported_unshadowed_write(&f->varied, atomic, at, value, f->sig->fn);
+    return;
+  }
+  LLVMValueRef tangent = twin(f, atomic, 0, 2);
+  if (is_varied(f, atomic))
+    set_tangent(f, atomic, tangent);
+}
+
 /* ---- calls ---- */
 
 /* Calls the forward derivative of `callee` in place of `call`. A model
@@ -304,6 +317,13 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
       call_derivative(f, call, rule_model_function(rule, call), true);
     return;
   }
+  if (rule && rule->kind == RULE_SHUFFLE) {
+    if (is_varied(f, call))
+      set_tangent(f, call, cuda_shuffle_tangent(f->b, call, tangent_of(f, LLVMGetOperand(call, rule->arg), call)));
+    return;
+  }
+  if (rule && rule->kind == RULE_BARRIER)
+    return; /* it stays in the primal, which orders the tangents' memory too */
   if (rule) {
     if (!rule->cuda || !cuda_memory_tangent(f, call, rule))
       memory_call(f, call, rule);
@@ -358,6 +378,10 @@ static void emit_tangent(Forward *f, LLVMValueRef inst) {
   }
   if (op == LLVMStore) {
     store_tangent(f, inst);
+    return;
+  }
+  if (op == LLVMAtomicRMW) {
+    accumulation_tangent(f, inst);
     return;
   }
   if (!is_varied(f, inst))

@@ -171,6 +171,24 @@ static void reverse_store(Reverse *r, LLVMValueRef store) {
   }
 }
 
+/* *p += v (atomicAdd) leaves *p's adjoint as it was and gives it to v. The
+ * old value it returns would need the order the threads added in. */
+static void reverse_accumulation(Reverse *r, LLVMValueRef atomic, LLVMValueRef a) {
+  LLVMValueRef at = LLVMGetOperand(atomic, 0), value = LLVMGetOperand(atomic, 1);
+  if (a) {
+    fail(r, atomic, "it uses the value an atomicAdd returns (the old value) in what is "
+                    "differentiated%s: only its accumulation has a derivative", "");
+    return;
+  }
+  if (!is_varied(r, at) || !has_adjoint(r, value))
+    return;
+  LLVMValueRef shadow = rev_primal(r, rev_shadow_of(r, at, atomic));
+  LLVMValueRef da = LLVMBuildLoad2(r->b, LLVMTypeOf(value), shadow, "");
+  LLVMSetAlignment(da, LLVMGetAlignment(atomic));
+  bool subtracts = LLVMGetAtomicRMWBinOp(atomic) == LLVMAtomicRMWBinOpFSub;
+  rev_add_adjoint(r, value, subtracts ? LLVMBuildFNeg(r->b, da, "") : da);
+}
+
 static void add_out_adjoints(Reverse *r, const Signature *sig, LLVMValueRef *primals,
                              LLVMValueRef grads) {
   unsigned k = 0;
@@ -392,6 +410,21 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   }
 }
 
+/* Barriers are waited at again; a shuffle's adjoint goes back to the lanes
+ * its value came from (cuda/warp.c). */
+static void reverse_warp_call(Reverse *r, LLVMValueRef call, const Rule *rule, LLVMValueRef a) {
+  LLVMValueRef args[4];
+  unsigned n = LLVMGetNumArgOperands(call);
+  if (rule->kind == RULE_SHUFFLE && !a)
+    return;
+  for (unsigned i = 0; i < n && i < 4; i++)
+    args[i] = i == rule->arg ? NULL : rev_primal(r, LLVMGetOperand(call, i));
+  if (rule->kind == RULE_BARRIER)
+    cuda_mirror_barrier(r->b, call, rule->warp, args);
+  else
+    rev_add_adjoint(r, LLVMGetOperand(call, rule->arg), cuda_shuffle_transpose(r->b, rule->warp, args, a));
+}
+
 static void reverse_call(Reverse *r, LLVMValueRef call, LLVMValueRef a) {
   const Rule *rule = rule_for_call(call);
   if (rule && rule->kind == RULE_MATH) {
@@ -402,6 +435,10 @@ static void reverse_call(Reverse *r, LLVMValueRef call, LLVMValueRef a) {
   if (rule && rule->kind == RULE_MODEL) {
     if (a)
       reverse_model_call(r, call, rule_model_function(rule, call), a);
+    return;
+  }
+  if (rule && (rule->kind == RULE_BARRIER || rule->kind == RULE_SHUFFLE)) {
+    reverse_warp_call(r, call, rule, a);
     return;
   }
   if (rule) {
@@ -510,6 +547,10 @@ void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis) {
   LLVMValueRef a = has_adjoint(r, inst) ? take_adjoint(r, inst) : NULL;
   if (op == LLVMStore) {
     reverse_store(r, inst);
+    return;
+  }
+  if (op == LLVMAtomicRMW) {
+    reverse_accumulation(r, inst, a);
     return;
   }
   if (op == LLVMCall) {

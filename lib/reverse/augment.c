@@ -329,6 +329,24 @@ static bool augment_pointer_copy(Reverse *r, LLVMValueRef inst) {
   return true;
 }
 
+/* Shared memory starts each block undefined, and nothing outside the
+ * function seeds its shadow: a store there clears the location's shadow,
+ * so that the reverse sweep starts from zero wherever the block wrote. The
+ * barrier that lets other threads read the stored value orders the clear
+ * before the adjoints they add in reverse (cuda/warp.c). */
+static void clear_shared_shadow(Reverse *r, LLVMValueRef store) {
+  LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
+  LLVMValueRef object = kn_underlying_object(at);
+  bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(at)) == KN_SHARED_ADDRESS_SPACE ||
+                (LLVMIsAGlobalVariable(object) &&
+                 LLVMGetPointerAddressSpace(LLVMTypeOf(object)) == KN_SHARED_ADDRESS_SPACE);
+  if (!kn_module.gpu || !shared || !is_varied(r, at) || !kn_type_has_floats(LLVMTypeOf(value)))
+    return;
+  LLVMValueRef clear = LLVMBuildStore(r->ab, LLVMConstNull(LLVMTypeOf(value)), rev_shadow_of(r, at, store));
+  LLVMSetAlignment(clear, LLVMGetAlignment(store));
+  vset_add(&r->shadow_code, clear);
+}
+
 static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   if (augment_pointer_copy(r, inst))
@@ -337,12 +355,11 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)))
       return;
     const Rule *rule = rule_for_call(inst);
-    if (rule && rule->kind != RULE_MATH && rule->kind != RULE_MODEL && rule->kind != RULE_INACTIVE) {
-      augment_memory_call(r, inst, rule);
+    if (rule) {
+      if (rule_is_memory(rule->kind))
+        augment_memory_call(r, inst, rule);
       return;
     }
-    if (rule)
-      return;
     if (cuda_unknown_api_call(inst, r->sig->fn)) {
       r->failed = true;
       return;
@@ -372,6 +389,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
       shadow_twin(r, inst, 0, 2);
     } else {
       r->failed |= unsupported_unshadowed_write(&r->varied, inst, at, value, r->sig->fn);
+      clear_shared_shadow(r, inst);
     }
     return;
   }
@@ -393,8 +411,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
 }
 
 static bool unsupported_instruction(Reverse *r, LLVMValueRef inst) {
-  if (!unsupported_atomic(&r->varied, inst, r->sig->fn) &&
-      !(kn_module.gpu && unsupported_device_reverse(&r->varied, inst, r->sig->fn)))
+  if (!unsupported_atomic(&r->varied, inst, r->sig->fn))
     return false;
   r->failed = true;
   return true;
@@ -411,12 +428,51 @@ void rev_add_incoming_per_edge(LLVMValueRef phi, LLVMValueRef value, LLVMBasicBl
       LLVMAddIncoming(phi, &value, &pred, 1);
 }
 
+/* The block whose conditional branch alone decides which of bb's two
+ * predecessors runs: an if (A branches to bb and to B, B goes on to bb) or
+ * an if-else (A branches to B1 and B2, both go on to bb). NULL otherwise. */
+static LLVMBasicBlockRef deciding_block(Reverse *r, LLVMBasicBlockRef *preds) {
+  LLVMBasicBlockRef decider[2];
+  for (int i = 0; i < 2; i++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(preds[i]);
+    LLVMBasicBlockRef *above = cfg_predecessors(r->cfg, preds[i]);
+    if (LLVMIsABranchInst(term) && LLVMIsConditional(term))
+      decider[i] = preds[i];
+    else if (arrlen(above) == 1 && LLVMGetNumSuccessors(term) == 1)
+      decider[i] = above[0];
+    else
+      return NULL;
+  }
+  LLVMValueRef branch = LLVMGetBasicBlockTerminator(decider[0]);
+  if (decider[0] != decider[1] || !LLVMIsABranchInst(branch) || !LLVMIsConditional(branch) ||
+      LLVMGetSuccessor(branch, 0) == LLVMGetSuccessor(branch, 1))
+    return NULL;
+  for (int i = 0; i < 2; i++)
+    if (preds[i] != decider[0] && LLVMGetSuccessor(branch, 0) != preds[i] &&
+        LLVMGetSuccessor(branch, 1) != preds[i])
+      return NULL;
+  return decider[0];
+}
+
 /* A block with several distinct predecessors records which one ran: the
- * index of the predecessor in cfg_predecessors. */
+ * index of the predecessor in cfg_predecessors. Where one branch decides
+ * it, the index is a select on that branch's condition, which the reverse
+ * sweep computes again rather than records. */
 void rev_add_from_index(Reverse *r, LLVMBasicBlockRef bb) {
   LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, bb);
   if (arrlen(preds) < 2)
     return;
+  LLVMBasicBlockRef decider = arrlen(preds) == 2 ? deciding_block(r, preds) : NULL;
+  if (decider) {
+    LLVMValueRef branch = LLVMGetBasicBlockTerminator(decider);
+    LLVMBasicBlockRef on_true = LLVMGetSuccessor(branch, 0);
+    unsigned true_index = on_true == preds[1] || (on_true == bb && preds[1] == decider);
+    LLVMPositionBuilderBefore(r->ab, kn_first_non_phi(bb));
+    LLVMValueRef from = LLVMBuildSelect(r->ab, LLVMGetCondition(branch), LLVMConstInt(i32(), true_index, 0),
+                                        LLVMConstInt(i32(), !true_index, 0), "from");
+    vmap_put(&r->from, LLVMBasicBlockAsValue(bb), from);
+    return;
+  }
   LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(bb));
   LLVMValueRef phi = LLVMBuildPhi(r->ab, i32(), "from");
   for (ptrdiff_t i = 0; i < arrlen(preds); i++)

@@ -69,31 +69,75 @@ void rev_count_loops(Reverse *r) {
   }
 }
 
-/* i = phi [init, preheader], [i + step, latch] with a constant step, as
- * an integer or a pointer walking an array: i = init + k * step. */
-static bool affine_step(CountedLoop *loop, LLVMValueRef phi, LLVMValueRef *init, LLVMValueRef *step) {
-  if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 || phi == loop->counter)
-    return false;
-  LLVMValueRef next = NULL;
-  *init = NULL;
-  for (unsigned i = 0; i < 2; i++)
-    if (LLVMGetIncomingBlock(phi, i) == loop->loop->preheader)
-      *init = LLVMGetIncomingValue(phi, i);
-    else
-      next = LLVMGetIncomingValue(phi, i);
-  if (!*init || !next || !LLVMIsAInstruction(next))
+/* An induction variable of a counted loop: i = phi [init, preheader],
+ * [next(i), latch], whose value at iteration k has a closed form. */
+typedef enum {
+  STEP_ADD,  /* i + c (or - c): init + k * c */
+  STEP_GEP,  /* a pointer walking an array: init + k elements */
+  STEP_SHL,  /* i << m, i * 2^m: init << k*m */
+  STEP_LSHR, /* i >> m unsigned, i / 2^m unsigned: init >> k*m */
+  STEP_ASHR, /* i >> m signed */
+  STEP_SDIV, /* i / 2^m signed, rounding toward zero each time as a whole */
+} StepKind;
+
+typedef struct {
+  StepKind kind;
+  LLVMValueRef init;
+  LLVMValueRef next; /* the latch's value */
+  long long amount;  /* STEP_ADD: c; shifts: m */
+} Induction;
+
+static int log2_of(long long v) {
+  if (v <= 0 || (v & (v - 1)))
+    return -1;
+  int m = 0;
+  while (v >> m != 1)
+    m++;
+  return m;
+}
+
+/* What next = OP(phi, constant) makes of the induction variable. */
+static bool step_of(LLVMValueRef next, LLVMValueRef phi, Induction *out) {
+  if (!LLVMIsAInstruction(next) || LLVMGetOperand(next, 0) != phi)
     return false;
   LLVMOpcode op = LLVMGetInstructionOpcode(next);
-  if (op == LLVMAdd && LLVMGetOperand(next, 0) == phi && LLVMIsAConstantInt(LLVMGetOperand(next, 1))) {
-    *step = LLVMGetOperand(next, 1);
-    return true;
-  }
-  if (op == LLVMGetElementPtr && LLVMGetNumOperands(next) == 2 && LLVMGetOperand(next, 0) == phi &&
-      LLVMIsAConstantInt(LLVMGetOperand(next, 1))) {
-    *step = next;
+  if (op == LLVMGetElementPtr)
+    return LLVMGetNumOperands(next) == 2 && LLVMIsAConstantInt(LLVMGetOperand(next, 1)) &&
+           (out->kind = STEP_GEP, true);
+  LLVMValueRef c = LLVMGetNumOperands(next) == 2 ? LLVMGetOperand(next, 1) : NULL;
+  if (!c || !LLVMIsAConstantInt(c))
+    return false;
+  long long v = LLVMConstIntGetSExtValue(c);
+  int m = log2_of(v);
+  static const struct {
+    LLVMOpcode op;
+    StepKind kind;
+    bool power_of_two; /* the constant is 2^m, not m */
+  } steps[] = {
+      {LLVMAdd, STEP_ADD, false},  {LLVMSub, STEP_ADD, false},   {LLVMShl, STEP_SHL, false},
+      {LLVMMul, STEP_SHL, true},   {LLVMLShr, STEP_LSHR, false}, {LLVMUDiv, STEP_LSHR, true},
+      {LLVMAShr, STEP_ASHR, false}, {LLVMSDiv, STEP_SDIV, true},
+  };
+  for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+    if (steps[i].op != op || (steps[i].power_of_two && m < 0))
+      continue;
+    out->kind = steps[i].kind;
+    out->amount = op == LLVMSub ? -v : steps[i].power_of_two ? m : v;
     return true;
   }
   return false;
+}
+
+static bool induction_of(CountedLoop *loop, LLVMValueRef phi, Induction *out) {
+  if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 || phi == loop->counter)
+    return false;
+  out->init = out->next = NULL;
+  for (unsigned i = 0; i < 2; i++)
+    if (LLVMGetIncomingBlock(phi, i) == loop->loop->preheader)
+      out->init = LLVMGetIncomingValue(phi, i);
+    else
+      out->next = LLVMGetIncomingValue(phi, i);
+  return out->init && out->next && step_of(out->next, phi, out);
 }
 
 /* ---- primal values in the reverse sweep ---- */
@@ -139,7 +183,8 @@ static bool inst_writes_outside(LLVMValueRef inst, ValueSet *visiting) {
   const Rule *rule = rule_for_call(inst);
   /* The user's allocator keeps its bookkeeping in memory its arguments reach. */
   bool allocates = rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC) && !rule->foreign;
-  if (rule && (rule->kind == RULE_MATH || rule->kind == RULE_MODEL || allocates))
+  if (rule && (rule->kind == RULE_MATH || rule->kind == RULE_MODEL || rule->kind == RULE_BARRIER ||
+               rule->kind == RULE_SHUFFLE || allocates))
     return false;
   if (rule && (rule->kind == RULE_MEMCPY || rule->kind == RULE_MEMSET))
     return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 0)));
@@ -248,24 +293,69 @@ LLVMValueRef rev_iteration_slot(Reverse *r, CountedLoop *loop) {
 
 /* Loop counters and the induction variables that follow them, from the
  * iteration being reversed; NULL for other values. */
+/* A shift by k*m, for the k-th iteration of a shifting induction
+ * variable; LLVM's shifts by the width or more are poison, where the
+ * repeated shifts of the loop had reached 0 (or the sign). */
+static LLVMValueRef shifted(Reverse *r, Induction *iv, LLVMValueRef init, LLVMValueRef k) {
+  LLVMTypeRef type = LLVMTypeOf(init);
+  unsigned bits = LLVMGetIntTypeWidth(type);
+  LLVMValueRef total = LLVMBuildMul(r->b, k, const64((unsigned long long)iv->amount), "");
+  LLVMValueRef past = LLVMBuildICmp(r->b, LLVMIntUGE, total, const64(bits), "");
+  LLVMValueRef amount = LLVMBuildTrunc(r->b, LLVMBuildSelect(r->b, past, const64(0), total, ""), type, "");
+  LLVMValueRef sign = LLVMBuildAShr(r->b, init, LLVMConstInt(type, bits - 1, 0), "");
+  LLVMValueRef value, saturated = LLVMConstNull(type);
+  switch (iv->kind) {
+  case STEP_SHL:
+    value = LLVMBuildShl(r->b, init, amount, "");
+    break;
+  case STEP_LSHR:
+    value = LLVMBuildLShr(r->b, init, amount, "");
+    break;
+  case STEP_ASHR:
+    value = LLVMBuildAShr(r->b, init, amount, "");
+    saturated = sign;
+    break;
+  default: {
+    /* Division toward zero by 2^a: a negative dividend is first biased by
+     * 2^a - 1, the low bits of its sign (none when a is 0). */
+    LLVMValueRef nonzero = LLVMBuildICmp(r->b, LLVMIntNE, amount, LLVMConstNull(type), "");
+    LLVMValueRef unbiased = LLVMBuildSelect(r->b, nonzero, amount, LLVMConstInt(type, 1, 0), "");
+    LLVMValueRef bias = LLVMBuildLShr(r->b, sign, LLVMBuildSub(r->b, LLVMConstInt(type, bits, 0), unbiased, ""), "");
+    bias = LLVMBuildSelect(r->b, nonzero, bias, LLVMConstNull(type), "");
+    value = LLVMBuildAShr(r->b, LLVMBuildAdd(r->b, init, bias, ""), amount, "");
+    break;
+  }
+  }
+  return LLVMBuildSelect(r->b, past, saturated, value, "");
+}
+
+/* Loop counters and the induction variables that follow them, from the
+ * iteration being reversed; NULL for other values. */
 static LLVMValueRef counted_value(Reverse *r, LLVMValueRef v) {
   if (!LLVMIsAPHINode(v))
     return NULL;
   CountedLoop *loop = rev_counted_loop_with_header(r, LLVMGetInstructionParent(v));
   if (!loop)
     return NULL;
+  Induction iv;
+  if (v != loop->counter && !induction_of(loop, v, &iv))
+    return NULL;
   LLVMValueRef k = LLVMBuildLoad2(r->b, i64(), rev_iteration_slot(r, loop), "k");
   if (v == loop->counter)
     return k;
-  LLVMValueRef init, step;
-  if (!affine_step(loop, v, &init, &step))
-    return NULL;
-  if (LLVMIsAConstantInt(step)) {
-    LLVMValueRef scaled = LLVMBuildMul(r->b, LLVMBuildTrunc(r->b, k, LLVMTypeOf(v), ""), step, "");
-    return LLVMBuildAdd(r->b, rev_primal(r, init), scaled, "");
+  LLVMValueRef init = rev_primal(r, iv.init);
+  switch (iv.kind) {
+  case STEP_ADD: {
+    LLVMValueRef step = LLVMConstInt(LLVMTypeOf(v), (unsigned long long)iv.amount, 1);
+    return LLVMBuildAdd(r->b, init, LLVMBuildMul(r->b, LLVMBuildTrunc(r->b, k, LLVMTypeOf(v), ""), step, ""), "");
   }
-  LLVMValueRef index = LLVMBuildMul(r->b, k, LLVMBuildSExt(r->b, LLVMGetOperand(step, 1), i64(), ""), "");
-  return LLVMBuildGEP2(r->b, LLVMGetGEPSourceElementType(step), rev_primal(r, init), &index, 1, "");
+  case STEP_GEP: {
+    LLVMValueRef index = LLVMBuildMul(r->b, k, LLVMBuildSExt(r->b, LLVMGetOperand(iv.next, 1), i64(), ""), "");
+    return LLVMBuildGEP2(r->b, LLVMGetGEPSourceElementType(iv.next), init, &index, 1, "");
+  }
+  default:
+    return shifted(r, &iv, init, k);
+  }
 }
 
 static void use_memo(Reverse *r) {

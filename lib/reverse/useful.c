@@ -26,6 +26,8 @@ static void mark_operands(Reverse *r, LLVMValueRef inst, unsigned first, unsigne
 static void mark_sinks(Reverse *r, LLVMValueRef inst, bool *changed) {
   if (LLVMIsAStoreInst(inst) && is_varied(r, LLVMGetOperand(inst, 1)))
     mark_useful(r, LLVMGetOperand(inst, 0), changed);
+  if (kn_is_atomic_accumulation(inst) && is_varied(r, LLVMGetOperand(inst, 0)))
+    mark_useful(r, LLVMGetOperand(inst, 1), changed);
   if (!LLVMIsACallInst(inst))
     return;
   const Rule *rule = rule_for_call(inst);
@@ -50,6 +52,8 @@ static void mark_sources(Reverse *r, LLVMValueRef inst, bool *changed) {
       mark_operands(r, inst, 0, rule->arg, changed);
     else if (rule && rule->kind == RULE_MODEL)
       mark_operands(r, inst, 0, LLVMGetNumArgOperands(inst), changed);
+    else if (rule && rule->kind == RULE_SHUFFLE)
+      mark_operands(r, inst, rule->arg, 1, changed);
   }
 }
 

@@ -114,7 +114,7 @@ static void set_memory_rule(LLVMValueRef fn, RuleKind kind, unsigned arg) {
   Registration *r = entry_for(fn);
   free(r->memory);
   r->memory = malloc(sizeof *r->memory);
-  *r->memory = (Rule){kn_function_name(fn), kind, NULL, NULL, arg, true, NULL};
+  *r->memory = (Rule){.name = kn_function_name(fn), .kind = kind, .arg = arg, .foreign = true};
 }
 
 /* The allocator returns fresh memory of the size its argument SIZE_ARG says;

@@ -62,6 +62,16 @@ static const struct {
 #undef CUDA
 };
 
+static const struct {
+  const char *name;
+  RuleKind kind;
+  WarpOp warp;
+} warp_table[] = {
+#define WARP(name, kind, shuffle, mirror) {name, kind, {shuffle, mirror}},
+#include "warp.def"
+#undef WARP
+};
+
 #define MODEL(name, body) LLVMValueRef body(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result);
 #include "models.def"
 #undef MODEL
@@ -79,8 +89,9 @@ static const struct {
 #define NCALL (sizeof call_table / sizeof *call_table)
 #define NMODEL (sizeof model_table / sizeof *model_table)
 #define NCUDA (sizeof cuda_table / sizeof *cuda_table)
+#define NWARP (sizeof warp_table / sizeof *warp_table)
 
-static Rule rules[NMATH + NCALL + NMODEL + NCUDA];
+static Rule rules[NMATH + NCALL + NMODEL + NCUDA + NWARP];
 static struct { char *key; Rule *value; } *by_name;
 static struct { unsigned key; Rule *value; } *by_intrinsic;
 
@@ -110,25 +121,31 @@ static void add_math_spellings(Rule *rule, const char *name) {
 static void build_index(void) {
   sh_new_strdup(by_name);
   for (size_t i = 0; i < NMATH; i++) {
-    rules[i] = (Rule){math_table[i].name ? math_table[i].name : math_table[i].intrinsic,
-                      RULE_MATH, math_table[i].partial, NULL, math_table[i].float_args, false, NULL};
+    rules[i] = (Rule){.name = math_table[i].name ? math_table[i].name : math_table[i].intrinsic,
+                      .kind = RULE_MATH, .partial = math_table[i].partial, .arg = math_table[i].float_args};
     add_math_spellings(&rules[i], math_table[i].name);
     add_name(&rules[i], math_table[i].intrinsic);
   }
   for (size_t i = 0; i < NCALL; i++) {
-    rules[NMATH + i] = (Rule){call_table[i].name, call_table[i].kind, NULL, NULL, call_table[i].arg, false, NULL};
+    rules[NMATH + i] = (Rule){.name = call_table[i].name, .kind = call_table[i].kind, .arg = call_table[i].arg};
     add_name(&rules[NMATH + i], call_table[i].name);
   }
   for (size_t i = 0; i < NMODEL; i++) {
     Rule *rule = &rules[NMATH + NCALL + i];
-    *rule = (Rule){model_table[i].name, RULE_MODEL, NULL, model_table[i].body, 0, false, NULL};
+    *rule = (Rule){.name = model_table[i].name, .kind = RULE_MODEL, .model = model_table[i].body};
     add_name(rule, model_table[i].name);
   }
   for (size_t i = 0; i < NCUDA; i++) {
     Rule *rule = &rules[NMATH + NCALL + NMODEL + i];
-    *rule = (Rule){cuda_table[i].name, cuda_table[i].kind, NULL, NULL, cuda_table[i].arg, false,
-                   &cuda_table[i].cuda};
+    *rule = (Rule){.name = cuda_table[i].name, .kind = cuda_table[i].kind, .arg = cuda_table[i].arg,
+                   .cuda = &cuda_table[i].cuda};
     add_name(rule, cuda_table[i].name);
+  }
+  for (size_t i = 0; i < NWARP; i++) {
+    Rule *rule = &rules[NMATH + NCALL + NMODEL + NCUDA + i];
+    *rule = (Rule){.name = warp_table[i].name, .kind = warp_table[i].kind, .arg = 1,
+                   .warp = &warp_table[i].warp};
+    add_name(rule, warp_table[i].name);
   }
 }
 
@@ -141,7 +158,7 @@ const Rule *rule_for_name(const char *name) {
 }
 
 const Rule *rule_for_function(LLVMValueRef fn) {
-  static const Rule inactive = {"__enzyme_inactivefn", RULE_INACTIVE, NULL, NULL, 0, false, NULL};
+  static const Rule inactive = {.name = "__enzyme_inactivefn", .kind = RULE_INACTIVE};
   if (!by_name)
     build_index();
   if (!fn)

@@ -79,36 +79,16 @@ bool unsupported_construct(LLVMValueRef fn) {
   return false;
 }
 
-/* Shared memory is per block and cannot be initialised: its shadow would
- * take adjoints without being zeroed, and other threads' too. */
-static bool in_shared_memory(ValueSet *varied, LLVMValueRef inst) {
-  LLVMValueRef at = LLVMIsALoadInst(inst)    ? LLVMGetOperand(inst, 0)
-                    : LLVMIsAStoreInst(inst) ? LLVMGetOperand(inst, 1)
-                                             : NULL;
-  if (!at || !vset_has(varied, at))
-    return false;
-  LLVMValueRef object = kn_underlying_object(at);
-  return LLVMIsAGlobalVariable(object) && LLVMGetPointerAddressSpace(LLVMTypeOf(object)) == 3;
-}
-
-bool unsupported_device_reverse(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject) {
-  LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
-  if (callee && !strncmp(kn_function_name(callee), "llvm.nvvm.barrier", 17)) {
-    kn_error(inst, subject, "reverse mode through a barrier (__syncthreads) is not supported yet: the "
-                            "reverse sweep would need its own barriers");
-    return true;
-  }
-  if (in_shared_memory(varied, inst)) {
-    kn_error(inst, subject, "reverse mode through __shared__ memory is not supported yet");
-    return true;
-  }
-  return false;
-}
-
+/* Other atomics on differentiated memory than atomicAdd (exchange,
+ * compare-and-swap, min, max, integer operations on the bits of floats)
+ * move values in an order no derivative can follow. */
 bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
-  if ((op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg) && activity_any_operand(varied, inst, 0, 3)) {
-    kn_error(inst, subject, "it uses an atomic operation on differentiated memory");
+  if ((op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg) && !kn_is_atomic_accumulation(inst) &&
+      activity_any_operand(varied, inst, 0, 3)) {
+    kn_error(inst, subject,
+             "it uses an atomic operation other than atomicAdd on differentiated memory (exchange, "
+             "compare-and-swap, min, max or integer atomics on floats have no derivative rule)");
     return true;
   }
   return false;
@@ -128,6 +108,14 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
   LLVMValueRef base = kn_underlying_object(dst);
   if (vset_has(varied, dst) || !vset_has(varied, data))
     return false;
+  if (LLVMIsAGlobalVariable(base) && LLVMIsDeclaration(base) &&
+      LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == KN_SHARED_ADDRESS_SPACE) {
+    kn_error(inst, subject,
+             "it stores a differentiated value into extern __shared__ array '%s' (dynamic shared "
+             "memory), which Kinase gives no shadow yet; declare it with a static size",
+             kn_value_name(base));
+    return true;
+  }
   if (LLVMIsAGlobalVariable(base) && !registry_inactive_global(base)) {
     kn_error(inst, subject, "it stores a differentiated value into global variable '%s', which has no shadow",
              kn_value_name(base));

@@ -33,9 +33,8 @@ static double h_global(double *p) {
 }
 
 static double h_atomic(_Atomic double *p, double x) {
-  // CHECK-DAG: {{.*}}reverse-function.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate 'h_atomic': it uses an atomic operation on differentiated memory
-  atomic_fetch_add(p, x);
-  return x;
+  // CHECK-DAG: {{.*}}reverse-function.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate 'h_atomic': it uses an atomic operation other than atomicAdd on differentiated memory
+  return atomic_exchange(p, x);
 }
 
 static double h_mixed(double *a, double *b, int c) {

@@ -3,8 +3,9 @@
 ; first predecessor, 1 for the second, ...) to the merge block and records it
 ; once per execution of the block; the reverse sweep reads the record and
 ; switches on it, to the reverse of the predecessor that ran, carrying the
-; merge phi's adjoint along that edge. With two predecessors the cleanup
-; turns the switch into a branch on from == 1.
+; merge phi's adjoint along that edge. Where one conditional branch decides
+; between two predecessors (an if, an if-else), "from" is a select on its
+; condition instead, which the reverse sweep computes again: no record.
 ; RUN: %opt -passes=kinase -S %s | FileCheck %s
 ; RUN: %opt -passes=kinase,verify -disable-output %s
 
@@ -66,14 +67,14 @@ define double @test(ptr %p, ptr %dp, double %x, i32 %k) {
   ret double %s
 }
 
-; Two predecessors. In reverse, 'then' adds x seed into d.p[0] and returns
-; p[0] seed for x; 'else' adds 2 p[1] seed into d.p[1].
+; Two predecessors, decided by the branch on x > 0. In reverse, 'then' adds
+; x seed into d.p[0] and returns p[0] seed for x; 'else' adds 2 p[1] seed
+; into d.p[1]. The condition is computed again; nothing is recorded.
 ; CHECK-LABEL: define internal { double } @__kinase_rev_f(
 ; CHECK-SAME:    ptr %p, ptr %d.p, double %x, double [[SEED:%[0-9a-z.]+]], ptr %tape)
-; CHECK:         [[FROM:%.*]] = load i32, ptr
-; The predecessors are numbered in reverse post-order: 'else' is 0, 'then' 1.
-; CHECK-NEXT:    [[ISTHEN:%.*]] = icmp eq i32 [[FROM]], 1
-; CHECK-NEXT:    br i1 [[ISTHEN]], label %[[TOTHEN:[^ ,]+]], label %[[TOELSE:[^ ,]+]]
+; CHECK:         [[POS:%.*]] = fcmp ogt double %x, 0.0
+; CHECK-NOT:     load
+; CHECK:         br i1 {{%.*}}, label %[[TOTHEN:[^ ,]+]], label %[[TOELSE:[^ ,]+]]
 ; CHECK:       [[TOELSE]]:
 ; CHECK:         [[BS:%.*]] = fmul double {{.*}}, [[SEED]]
 ; CHECK-NEXT:    [[TWICE:%.*]] = fadd double [[BS]], [[BS]]
@@ -89,10 +90,9 @@ define double @test(ptr %p, ptr %dp, double %x, i32 %k) {
 
 ; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(
 ; CHECK:       merge:
-; CHECK-NEXT:    %from = phi i32 [ 0, %else ], [ 1, %then ]
-; CHECK-NEXT:    %r = phi double [ %u, %else ], [ %t, %then ]
-; The merge block runs once a call: its record is the tape itself.
-; CHECK-NEXT:    store i32 %from, ptr [[TAPE:%[0-9]+]]
+; CHECK-NEXT:    %r = phi double
+; CHECK-NOT:     store
+; CHECK:         insertvalue { double, ptr } %{{.*}}, ptr null, 1
 
 ; Three predecessors: a switch.
 ; CHECK-LABEL: define internal { double } @__kinase_rev_g(

@@ -3,13 +3,13 @@
  * round trip.
  *
  *   require_device();                         exit 2, "NO CUDA DEVICE: ...", without a GPU
- *   double *d_x = to_device(x);               cudaMalloc + copy of the host array x
+ *   double *d_x = to_device(x);               cudaMalloc + copy of the host array (or vector) x
  *   double *d_out = device_alloc(out);        cudaMalloc of the size of the host array out
  *   double *d_s = device_alloc<double>(n);    cudaMalloc of n doubles
  *   kernel<<<blocks_for(n, 128), 128>>>(...);
  *   check_kernel("kernel");                   exit 1 on a launch or run error:
  *                                             "FAIL: kernel run (kernel): <error>"
- *   from_device(out, d_out);                  copy back into the host array out
+ *   from_device(out, d_out);                  copy back into the host array (or vector) out
  *   device_free_all();                        cudaFree of all the above
  *   check_cuda(err, "copy to %s", what);      exit 1, "FAIL: copy to ...: <error>", on an error
  *
@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <vector>
 
 #define CHECK_PRINT_MAX 10
 #define CHECK_PRINTF(fmt_index) __attribute__((format(printf, fmt_index, fmt_index + 1)))
@@ -89,6 +90,18 @@ template <class T, size_t N> static T *to_device(const T (&host)[N]) {
 
 template <class T, size_t N> static void from_device(T (&host)[N], const T *dev) {
   check_cuda(cudaMemcpy(host, dev, sizeof host, cudaMemcpyDeviceToHost), "copy to host");
+}
+
+template <class T> static T *to_device(const std::vector<T> &host) {
+  T *p = device_alloc<T>(host.size());
+  check_cuda(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+             "copy to device");
+  return p;
+}
+
+template <class T> static void from_device(std::vector<T> &host, const T *dev) {
+  check_cuda(cudaMemcpy(host.data(), dev, host.size() * sizeof(T), cudaMemcpyDeviceToHost),
+             "copy to host");
 }
 
 static inline void device_free_all(void) {

@@ -385,6 +385,16 @@ bool cuda_is_launch_stub(LLVMValueRef fn);
  * sweep) in reverse mode, `deriv` in forward mode. */
 bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv);
 
+/* ---- cuda/shared.c: extern __shared__ arrays in derivative kernels ---- */
+
+/* `fn` itself when it uses no extern __shared__ array; else a function in
+ * its place (fn's body moved there, fn deleted) with one more parameter,
+ * the start of dynamic shared memory, in place of the arrays. */
+LLVMValueRef cuda_dynamic_shared_as_parameter(LLVMValueRef fn);
+/* In a derivative kernel: the arguments for that parameter, the start of
+ * dynamic shared memory and its second half as the shadow. */
+void cuda_dynamic_shared_args(LLVMBuilderRef b, LLVMValueRef *start, LLVMValueRef *shadow);
+
 /* ---- cuda/threads.c: thread geometry in device code ---- */
 
 /* A read of the thread's index, its block's, or the launch's sizes. */

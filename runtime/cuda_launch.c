@@ -22,6 +22,18 @@ static void launch(CUfunction f, const uint32_t grid[3], const uint32_t block[3]
         (unsigned)shmem, (CUstream)stream, params, NULL);
 }
 
+/* The dynamic shared memory of a derivative kernel of k: twice the launch's
+ * when k uses extern __shared__, whose shadow is the second half
+ * (kinase_cuda.h). Beyond 48 KB a kernel must ask for it. */
+static size_t derivative_shmem(const KinaseKernel *k, CUfunction f, size_t shmem, const char *where) {
+  if (!(k->flags & KINASE_KERNEL_DYNAMIC_SHARED))
+    return shmem;
+  size_t doubled = 2 * aligned16(shmem);
+  if (doubled > 48 * 1024)
+    CHECK(where, cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)doubled);
+  return doubled;
+}
+
 /* The parameters of a derivative kernel of k: values[i] for each parameter,
  * followed by extra[i] for a pointer or float parameter. */
 static void **derivative_params(const KinaseKernel *k, void **values, void **extra,
@@ -137,7 +149,8 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
   }
   void **params = derivative_params(k, values, extra, where);
   kinase_rt_reverse_begin(l->stream, where);
-  launch(l->reverse, l->grid, l->block, l->shmem, l->stream, params, where);
+  launch(l->reverse, l->grid, l->block, derivative_shmem(k, l->reverse, l->shmem, where), l->stream,
+         params, where);
   kinase_rt_reverse_end(l->stream, where);
   free(params);
 
@@ -188,7 +201,7 @@ void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const u
   kinase_rt_learn_types(k, args, shadow_values, where);
   void **params = derivative_params(k, args, extra, where);
   kinase_rt_protect_writes(k, args, stream, where);
-  launch(forward, grid, block, shmem, stream, params, where);
+  launch(forward, grid, block, derivative_shmem(k, forward, shmem, where), stream, params, where);
   for (uint32_t i = 0; i < n; i++)
     if (scratch[i])
       CHECK(where, cudaFreeAsync, scratch[i], stream);

@@ -63,6 +63,10 @@ enum {
   KINASE_KERNEL_WRITES_OTHER = 1u << 0,
   /* Likewise for reads. */
   KINASE_KERNEL_READS_OTHER = 1u << 1,
+  /* K uses extern __shared__ (dynamic shared memory): its derivative
+   * kernels are launched with twice the launch's dynamic shared memory,
+   * rounded up to 16 bytes, and keep the shadow in the second half. */
+  KINASE_KERNEL_DYNAMIC_SHARED = 1u << 2,
 };
 
 typedef struct {

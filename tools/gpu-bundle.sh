@@ -9,9 +9,11 @@
 # is built instead with plain clang++ (LLVM 22, no Kinase pass; KINASE_CLANGXX
 # overrides it) as CUDA for sm_90, linked with build/lib/libkinase_rt.a,
 # cudart and the driver: a test of the runtime with derivative kernels of its
-# own. The script copies test/cuda/run-gpu.sh into outdir as run-all.sh, and
-# the CUDA runtime (libcudart.so.13) into outdir/lib as a fallback for a
-# machine without it. On the GPU machine:
+# own; a source with the line
+#   // GPU-BUILD: none
+# is not a program (an IR or PTX test) and is left out. The script copies
+# test/cuda/run-gpu.sh into outdir as run-all.sh, and the CUDA runtime
+# (libcudart.so.13) into outdir/lib as a fallback for a machine without it. On the GPU machine:
 #
 #   outdir/run-all.sh [logdir]
 #
@@ -56,6 +58,7 @@ out=$(cd "$out" && pwd)
 jobs=$(nproc 2>/dev/null || echo 4)
 ls "$root"/test/cuda/*.cu >/dev/null 2>&1 || die "no test/cuda/*.cu"
 for src in "$root"/test/cuda/*.cu; do
+  grep -qx "// GPU-BUILD: none" "$src" && continue
   for o in O0 O2; do
     printf '%s %s\n' "$src" "$o"
   done

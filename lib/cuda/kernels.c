@@ -281,7 +281,7 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
   for (unsigned i = 0; i < n && !(kernel_flags & KINASE_KERNEL_WRITES_OTHER); i++)
     if ((words[i] & KINASE_PARAM_POINTER) && !(words[i] & KINASE_PARAM_WRITTEN))
       sig.frozen |= 1ull << i;
-  LLVMValueRef args[2 * KN_MAX_PARAMS], accumulators[KN_MAX_PARAMS];
+  LLVMValueRef args[2 * KN_MAX_PARAMS + 2], accumulators[KN_MAX_PARAMS];
   unsigned naccumulators = 0;
   for (unsigned i = 0, p = 0; i < n; i++) {
     LLVMValueRef primal = LLVMGetParam(fn, p++);
@@ -302,6 +302,11 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
       else
         args[nargs++] = extra;
     }
+  }
+  if (LLVMCountParams(body) > n) {
+    cuda_dynamic_shared_args(b, &args[nargs], &args[nargs + 1]);
+    nargs += 2;
+    sig.params[sig.nparams++] = ACT_DUP;
   }
   if (mode == MODE_FORWARD) {
     LLVMBuildCall2(b, derive_type(&sig), derive_get(&sig), args, nargs, "");
@@ -409,15 +414,23 @@ static const char *not_emitted(LLVMValueRef kernel, const uint32_t *words) {
 static void emit_for_kernel(LLVMValueRef kernel) {
   const char *name = kn_function_name(kernel);
   uint32_t flags = 0, *words = describe_parameters(kernel, &flags);
-  emit_info(name, words, flags);
   const char *reason = not_emitted(kernel, words);
+  LLVMValueRef body = reason ? NULL : cuda_dynamic_shared_as_parameter(inlined_copy(kernel));
+  if (body && LLVMCountParams(body) > LLVMCountParams(kernel))
+    flags |= KINASE_KERNEL_DYNAMIC_SHARED;
+  if (body && LLVMCountParams(body) > KN_MAX_PARAMS) {
+    LLVMDeleteFunction(body);
+    body = NULL;
+    reason = "it has too many parameters";
+  }
+  emit_info(name, words, flags);
   if (reason) {
     emit_reason(name, reason);
     arrfree(words);
     return;
   }
   char *why = NULL, **patterns = patterns_for(words);
-  LLVMValueRef *made = NULL, body = inlined_copy(kernel);
+  LLVMValueRef *made = NULL;
   kn_capture_errors(&why);
   for (ptrdiff_t p = 0; p < arrlen(patterns); p++) {
     arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, patterns[p]));

@@ -338,8 +338,7 @@ static void clear_shared_shadow(Reverse *r, LLVMValueRef store) {
   LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
   LLVMValueRef object = kn_underlying_object(at);
   bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(at)) == KN_SHARED_ADDRESS_SPACE ||
-                (LLVMIsAGlobalVariable(object) &&
-                 LLVMGetPointerAddressSpace(LLVMTypeOf(object)) == KN_SHARED_ADDRESS_SPACE);
+                LLVMGetPointerAddressSpace(LLVMTypeOf(object)) == KN_SHARED_ADDRESS_SPACE;
   if (!kn_module.gpu || !shared || !is_varied(r, at) || !kn_type_has_floats(LLVMTypeOf(value)))
     return;
   LLVMValueRef clear = LLVMBuildStore(r->ab, LLVMConstNull(LLVMTypeOf(value)), rev_shadow_of(r, at, store));

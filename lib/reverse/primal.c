@@ -72,7 +72,7 @@ void rev_count_loops(Reverse *r) {
 /* An induction variable of a counted loop: i = phi [init, preheader],
  * [next(i), latch], whose value at iteration k has a closed form. */
 typedef enum {
-  STEP_ADD,  /* i + c (or - c): init + k * c */
+  STEP_ADD,  /* i + c (or - c), c constant or defined before the loop: init + k * c */
   STEP_GEP,  /* a pointer walking an array: init + k elements */
   STEP_SHL,  /* i << m, i * 2^m: init << k*m */
   STEP_LSHR, /* i >> m unsigned, i / 2^m unsigned: init >> k*m */
@@ -85,6 +85,7 @@ typedef struct {
   LLVMValueRef init;
   LLVMValueRef next; /* the latch's value */
   long long amount;  /* STEP_ADD: c; shifts: m */
+  LLVMValueRef step; /* STEP_ADD: c when it is not a constant */
 } Induction;
 
 static int log2_of(long long v) {
@@ -96,15 +97,45 @@ static int log2_of(long long v) {
   return m;
 }
 
+/* A value the same in every iteration (a grid-stride loop's stride): from
+ * before the loop, or computed in it by pure instructions from such values
+ * and the thread's geometry. */
+static bool invariant_in(Loop *loop, LLVMValueRef v, int depth) {
+  if (LLVMIsAConstant(v) || LLVMIsAArgument(v))
+    return true;
+  if (!LLVMIsAInstruction(v) || depth > 8)
+    return false;
+  if (!loop_contains(loop, LLVMGetInstructionParent(v)))
+    return true;
+  if (LLVMIsAPHINode(v) || !rev_recomputable(v))
+    return false;
+  for (int i = 0, n = LLVMIsACallInst(v) ? 0 : LLVMGetNumOperands(v); i < n; i++)
+    if (!invariant_in(loop, LLVMGetOperand(v, (unsigned)i), depth + 1))
+      return false;
+  return true;
+}
+
 /* What next = OP(phi, constant) makes of the induction variable. */
-static bool step_of(LLVMValueRef next, LLVMValueRef phi, Induction *out) {
-  if (!LLVMIsAInstruction(next) || LLVMGetOperand(next, 0) != phi)
+static bool step_of(Loop *loop, LLVMValueRef next, LLVMValueRef phi, Induction *out) {
+  if (!LLVMIsAInstruction(next))
     return false;
   LLVMOpcode op = LLVMGetInstructionOpcode(next);
+  if (op == LLVMAdd && LLVMGetOperand(next, 1) == phi && invariant_in(loop, LLVMGetOperand(next, 0), 0)) {
+    out->kind = STEP_ADD; /* stride + i */
+    out->step = LLVMGetOperand(next, 0);
+    return true;
+  }
+  if (LLVMGetOperand(next, 0) != phi)
+    return false;
   if (op == LLVMGetElementPtr)
     return LLVMGetNumOperands(next) == 2 && LLVMIsAConstantInt(LLVMGetOperand(next, 1)) &&
            (out->kind = STEP_GEP, true);
   LLVMValueRef c = LLVMGetNumOperands(next) == 2 ? LLVMGetOperand(next, 1) : NULL;
+  if (c && op == LLVMAdd && !LLVMIsAConstant(c) && invariant_in(loop, c, 0)) {
+    out->kind = STEP_ADD;
+    out->step = c;
+    return true;
+  }
   if (!c || !LLVMIsAConstantInt(c))
     return false;
   long long v = LLVMConstIntGetSExtValue(c);
@@ -131,13 +162,13 @@ static bool step_of(LLVMValueRef next, LLVMValueRef phi, Induction *out) {
 static bool induction_of(CountedLoop *loop, LLVMValueRef phi, Induction *out) {
   if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 || phi == loop->counter)
     return false;
-  out->init = out->next = NULL;
+  out->init = out->next = out->step = NULL;
   for (unsigned i = 0; i < 2; i++)
     if (LLVMGetIncomingBlock(phi, i) == loop->loop->preheader)
       out->init = LLVMGetIncomingValue(phi, i);
     else
       out->next = LLVMGetIncomingValue(phi, i);
-  return out->init && out->next && step_of(out->next, phi, out);
+  return out->init && out->next && step_of(loop->loop, out->next, phi, out);
 }
 
 /* ---- primal values in the reverse sweep ---- */
@@ -245,14 +276,16 @@ static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
  * loops runs once per call: computing it again in
  * the reverse sweep costs less than a tape to keep it, which a function
  * called from a loop would allocate on every call. Inside a loop the tape is
- * allocated once and a record is cheaper than the call. */
+ * allocated once and a record is cheaper than the call, except in device
+ * code, where a tape growing with the loop lives on the small device heap
+ * and memory is slower than arithmetic. */
 static bool recomputable_math(LLVMValueRef v) {
   const Rule *rule = LLVMIsACallInst(v) ? rule_for_call(v) : NULL;
   bool library = rule && rule->kind == RULE_MATH && !registry_of(kn_called_function(v));
   for (unsigned i = 0, n = library ? LLVMGetNumArgOperands(v) : 0; i < n; i++)
     if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(v, i))))
       return false; /* frexp, lgamma_r: it writes through the pointer too */
-  return library && !cfg_on_cycle(LLVMGetInstructionParent(v));
+  return library && (kn_module.gpu || !cfg_on_cycle(LLVMGetInstructionParent(v)));
 }
 
 /* A call of a function the user marked enzyme_shouldrecompute runs again
@@ -346,7 +379,7 @@ static LLVMValueRef counted_value(Reverse *r, LLVMValueRef v) {
   LLVMValueRef init = rev_primal(r, iv.init);
   switch (iv.kind) {
   case STEP_ADD: {
-    LLVMValueRef step = LLVMConstInt(LLVMTypeOf(v), (unsigned long long)iv.amount, 1);
+    LLVMValueRef step = iv.step ? rev_primal(r, iv.step) : LLVMConstInt(LLVMTypeOf(v), (unsigned long long)iv.amount, 1);
     return LLVMBuildAdd(r->b, init, LLVMBuildMul(r->b, LLVMBuildTrunc(r->b, k, LLVMTypeOf(v), ""), step, ""), "");
   }
   case STEP_GEP: {

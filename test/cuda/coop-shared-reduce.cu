@@ -2,9 +2,10 @@
 // differentiated through host code that launches them and in a device-side
 // request: a tree reduction of squares finished with atomicAdd (float, the
 // loop halving with >>=), a double block dot product storing one partial sum
-// per block (the loop halving with /= 2), and a __device__ function reducing
-// in shared memory under __enzyme_autodiff inside a kernel. Reverse and
-// forward mode, against analytic gradients.
+// per block (the loop halving with /= 2), the same through extern __shared__
+// memory sized by the launch, and a __device__ function reducing in shared
+// memory under __enzyme_autodiff inside a kernel. Reverse and forward mode,
+// against analytic gradients.
 //
 // REQUIRES: cuda
 // RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
@@ -12,7 +13,7 @@
 // RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: not grep -E "kwhy__Z9(sum_of_sq|block_dot)" %t.O0.ptx %t.ptx
+// RUN: not grep -E "kwhy__Z[0-9]+(sum_of_sq|block_dot|dynamic_sum)" %t.O0.ptx %t.ptx
 // RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // Both launched kernels differentiate (no reason recorded) with no tape on
@@ -66,6 +67,26 @@ __global__ void block_dot(double *partial, const double *x, const double *y, int
   }
   if (t == 0)
     partial[blockIdx.x] = s[0];
+}
+
+/* The launch sizes the block's buffer: its derivative kernels are launched
+ * with twice as much, the second half holding the shadow. */
+__global__ void dynamic_sum(double *partial, const double *x, int n) {
+  extern __shared__ double buf[];
+  int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  buf[t] = i < n ? exp(x[i]) : 0.0;
+  __syncthreads();
+  for (int k = blockDim.x / 2; k > 0; k /= 2) {
+    if (t < k)
+      buf[t] += buf[t + k];
+    __syncthreads();
+  }
+  if (t == 0)
+    partial[blockIdx.x] = buf[0];
+}
+
+void dynamic_sums(double *partial, const double *x, int n) {
+  dynamic_sum<<<(n + T - 1) / T, T, T * sizeof(double)>>>(partial, x, n);
 }
 
 void total(float *out, const float *x, int n) { sum_of_sq<<<(n + T - 1) / T, T>>>(out, x, n); }
@@ -160,6 +181,23 @@ int main(void) {
     for (int i = b * T; i < (b + 1) * T && i < N; i++)
       want += txd[i] * yd[i];
     check_close(dirs[b], want, 1e-12, "tangent of block %d's dot", b);
+  }
+
+  /* Dynamic shared memory: d partial[b] / dx[i] = exp(x[i]) for i in block b. */
+  check_cuda(cudaMemset(d_dxd, 0, N * sizeof(double)), "memset");
+  __enzyme_autodiff((void *)dynamic_sums, enzyme_dupnoneed, d_part, d_dpart, enzyme_dup, d_xd, d_dxd, N);
+  check_kernel("gradient of dynamic_sums");
+  from_device(dxd, d_dxd);
+  for (int i = 0; i < N; i++)
+    check_close(dxd[i], seed[i / T] * exp(xd[i]), 1e-12, "d dynamic_sums / dx[%d]", i);
+  __enzyme_fwddiff((void *)dynamic_sums, enzyme_dup, d_part, d_dirs, enzyme_dup, d_xd, d_txd, N);
+  check_kernel("tangent of dynamic_sums");
+  from_device(dirs, d_dirs);
+  for (int b = 0; b < BLOCKS; b++) {
+    double want = 0;
+    for (int i = b * T; i < (b + 1) * T && i < N; i++)
+      want += exp(xd[i]) * txd[i];
+    check_close(dirs[b], want, 1e-12, "tangent of block %d's exp sum", b);
   }
 
   /* A device-side request through shared memory and barriers. */

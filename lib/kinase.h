@@ -117,6 +117,11 @@ typedef struct {
    * parameters: the runtime copies what a launch also writes), so loads
    * through it are repeated in the reverse sweep, not recorded. */
   unsigned long long frozen;
+  /* Bit i: the shadow pointer parameter i points to is the calling
+   * thread's alone in a one-dimensional launch (a device-side request whose
+   * argument is base + S * gid + c, the function touching no more than
+   * those S bytes; cuda/threads.c): adjoints go there without atomics. */
+  unsigned long long owned;
 } Signature;
 
 const char *activity_name(Activity activity);
@@ -197,6 +202,8 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
 /* enzyme_dupnoneed: the primal of `param` is not needed. Its writes go
  * (the caller may pass NULL) unless the function also reads that memory. */
 void drop_unneeded_writes(LLVMValueRef param);
+/* Whether drop_unneeded_writes(param) would drop every write through it. */
+bool unneeded_writes_drop(LLVMValueRef param);
 void simplify_before(LLVMValueRef fn);
 /* Inlines, across the module, the call sites marked alwaysinline (a caller
  * marks the ones it wants). */
@@ -406,6 +413,11 @@ bool cuda_thread_owns(LLVMValueRef address);
 /* Emits: is the launch one-dimensional (blockDim.y = blockDim.z = gridDim.y =
  * gridDim.z = 1)? */
 LLVMValueRef cuda_launch_is_linear(LLVMBuilderRef b);
+/* Whether `shadow`, an argument of the device-side `request` for pointer
+ * parameter i of `fn`, is the thread's alone: base + S * gid + c with base
+ * a parameter used for nothing else, and fn touching at most S - c bytes
+ * through parameter i, at constant offsets. */
+bool cuda_request_owns(LLVMValueRef request, LLVMValueRef shadow, LLVMValueRef fn, unsigned i);
 
 /* ---- cuda/warp.c: barriers and warp shuffles in device code ---- */
 

@@ -205,6 +205,9 @@ static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
       if (!push_arg(r, i, value, type))
         return false;
     }
+    if (kn_module.gpu && needed == 2 && kn_is_pointer_type(type) &&
+        cuda_request_owns(r->call, r->actual[cursor - 1], r->fn, i))
+      sig->owned |= 1ull << i;
     sig->params[i] = act;
   }
   *read = cursor;

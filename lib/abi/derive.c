@@ -30,8 +30,8 @@ static char *cache_key(const Signature *sig) {
   for (unsigned i = 0; i < sig->nparams; i++)
     pattern[i] = "cdno"[sig->params[i]];
   pattern[sig->nparams] = 0;
-  return kn_strdup_printf("%s|%d|%s|%d%d%d|%llx", kn_function_name(sig->fn), sig->mode, pattern,
-                          sig->ret_tangent, sig->ret_primal, sig->adjacent, sig->frozen);
+  return kn_strdup_printf("%s|%d|%s|%d%d%d|%llx|%llx", kn_function_name(sig->fn), sig->mode, pattern,
+                          sig->ret_tangent, sig->ret_primal, sig->adjacent, sig->frozen, sig->owned);
 }
 
 /* The primal parameters, each followed by its shadow where dup. */

@@ -178,6 +178,13 @@ static bool only_written(LLVMValueRef ptr, LLVMValueRef **writes) {
   return true;
 }
 
+bool unneeded_writes_drop(LLVMValueRef param) {
+  LLVMValueRef *writes = NULL;
+  bool dropped = only_written(param, &writes);
+  arrfree(writes);
+  return dropped;
+}
+
 void drop_unneeded_writes(LLVMValueRef param) {
   LLVMValueRef *writes = NULL;
   if (only_written(param, &writes))

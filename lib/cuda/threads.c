@@ -51,9 +51,57 @@ bool cuda_is_thread_geometry(LLVMValueRef v) {
   return false;
 }
 
+static bool is_lifetime_marker(LLVMValueRef v) {
+  LLVMValueRef callee = LLVMIsACallInst(v) ? kn_called_function(v) : NULL;
+  return callee && !strncmp(kn_function_name(callee), "llvm.lifetime.", 14);
+}
+
+/* The one value stored into `slot`, a local variable whose address goes
+ * nowhere else (unoptimised code keeps every variable in one: a device-side
+ * request's arguments are seen before the pipeline promotes them); NULL if
+ * it is not one. */
+static LLVMValueRef stored_once(LLVMValueRef slot) {
+  LLVMValueRef stored = NULL;
+  if (!LLVMIsAAllocaInst(slot))
+    return NULL;
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsALoadInst(user) || is_lifetime_marker(user))
+      continue;
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 1) != slot || stored)
+      return NULL;
+    stored = LLVMGetOperand(user, 0);
+  }
+  return stored;
+}
+
+/* What a load of such a slot reads, or `v` itself. */
+static LLVMValueRef slot_value(LLVMValueRef v) {
+  for (int depth = 0; depth < 8 && LLVMIsALoadInst(v) && stored_once(LLVMGetOperand(v, 0)); depth++)
+    v = stored_once(LLVMGetOperand(v, 0));
+  return v;
+}
+
+/* Whether every use of v, seen through the slots it is stored in, is `only`. */
+static bool used_only_by(LLVMValueRef v, LLVMValueRef only, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (user == only)
+      continue;
+    LLVMValueRef slot = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == v ? LLVMGetOperand(user, 1) : NULL;
+    if (!slot || stored_once(slot) != v || depth > 4)
+      return false;
+    for (LLVMUseRef read = LLVMGetFirstUse(slot); read; read = LLVMGetNextUse(read))
+      if (LLVMIsALoadInst(LLVMGetUser(read)) && !used_only_by(LLVMGetUser(read), only, depth + 1))
+        return false;
+  }
+  return true;
+}
+
 static LLVMValueRef strip_int_casts(LLVMValueRef v) {
+  v = slot_value(v);
   while (LLVMIsAZExtInst(v) || LLVMIsASExtInst(v))
-    v = LLVMGetOperand(v, 0);
+    v = slot_value(LLVMGetOperand(v, 0));
   return v;
 }
 
@@ -139,7 +187,7 @@ static bool affine(LLVMValueRef v, Affine *out, int depth) {
  * bytes, affine in gid. */
 static bool decompose(LLVMValueRef address, LLVMValueRef *base, Affine *offset) {
   Affine sum = {0, 0};
-  LLVMValueRef p = kn_strip_casts(address);
+  LLVMValueRef p = slot_value(kn_strip_casts(address));
   while (LLVMIsAGetElementPtrInst(p)) {
     LLVMTypeRef type = LLVMGetGEPSourceElementType(p);
     unsigned n = LLVMGetNumOperands(p);
@@ -164,7 +212,7 @@ static bool decompose(LLVMValueRef address, LLVMValueRef *base, Affine *offset) 
       sum.scale += index.scale * size;
       sum.constant += index.constant * size;
     }
-    p = kn_strip_casts(LLVMGetOperand(p, 0));
+    p = slot_value(kn_strip_casts(LLVMGetOperand(p, 0)));
   }
   *base = p;
   *offset = sum;
@@ -219,6 +267,59 @@ bool cuda_thread_owns(LLVMValueRef address) {
   bool owned = owned_everywhere(base, offset.scale, &seen, base);
   vset_free(&seen);
   return owned;
+}
+
+/* The bytes past `p` that the function reads or writes through it, at
+ * constant offsets (GEPs and casts); -1 when an offset varies or the
+ * pointer goes elsewhere. */
+static int64_t constant_extent(LLVMValueRef p, int64_t offset, int depth) {
+  int64_t extent = 0;
+  for (LLVMUseRef use = LLVMGetFirstUse(p); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    uint64_t bytes;
+    LLVMValueRef address = access_address(user, &bytes);
+    int64_t reach;
+    if (address == p && !(LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == p)) {
+      reach = offset + (int64_t)bytes;
+    } else if ((LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user) || LLVMIsAAddrSpaceCastInst(user)) &&
+               depth < 8) {
+      LLVMValueRef base;
+      Affine step;
+      if (!decompose(user, &base, &step) || step.scale || kn_strip_casts(base) != kn_strip_casts(p))
+        return -1;
+      reach = constant_extent(user, offset + step.constant, depth + 1);
+    } else {
+      return -1;
+    }
+    if (reach < 0 || offset < 0)
+      return -1;
+    extent = reach > extent ? reach : extent;
+  }
+  return extent;
+}
+
+/* What `fn` reaches through parameter i, seen in a simplified copy (its
+ * locals promoted, as the derivative will see it). */
+static int64_t parameter_extent(LLVMValueRef fn, unsigned i) {
+  LLVMValueRef copy = clone_function(fn, "kinase.extent");
+  simplify_before(copy);
+  int64_t extent = constant_extent(LLVMGetParam(copy, i), 0, 0);
+  LLVMDeleteFunction(copy);
+  return extent;
+}
+
+bool cuda_request_owns(LLVMValueRef request, LLVMValueRef shadow, LLVMValueRef fn, unsigned i) {
+  LLVMValueRef base;
+  Affine offset;
+  if (!decompose(shadow, &base, &offset) || !LLVMIsAArgument(base) || offset.scale <= 0 ||
+      offset.constant < 0 || kn_strip_casts(shadow) == base)
+    return false;
+  int64_t extent = parameter_extent(fn, i);
+  if (extent < 0 || offset.constant + extent > offset.scale)
+    return false;
+  /* The request's argument is base's only use: no other access to check. */
+  LLVMValueRef only = kn_strip_casts(shadow);
+  return used_only_by(base, only, 0) && used_only_by(only, request, 0);
 }
 
 static LLVMValueRef read_register(LLVMBuilderRef b, const char *name) {

@@ -144,7 +144,8 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
                 !(marked && marked->elementwise_read);
   if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
     add_plainly(r, shadow, a, load);
-  else if (cuda_thread_owns(LLVMGetOperand(load, 0)))
+  else if (cuda_thread_owns(LLVMGetOperand(load, 0)) ||
+           vset_has(&r->owned_params, kn_underlying_object(LLVMGetOperand(load, 0))))
     add_where_owned(r, shadow, a, load);
   else
     add_atomically(r, shadow, a, load);

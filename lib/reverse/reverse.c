@@ -247,6 +247,8 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   for (unsigned i = 0; i < sig->nparams; i++) {
     if (sig->frozen >> i & 1)
       vset_add(&r.frozen_params, primals[i]);
+    if (sig->owned >> i & 1)
+      vset_add(&r.owned_params, primals[i]);
     if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
       vset_add(&r.unneeded_params, primals[i]);
   }
@@ -291,6 +293,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   vset_free(&r.shadow_code);
   vset_free(&r.stack_on_heap);
   vset_free(&r.frozen_params);
+  vset_free(&r.owned_params);
   vset_free(&r.unneeded_params);
   vmap_free(&r.shadow);
   vmap_free(&r.adjoint);

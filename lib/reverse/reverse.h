@@ -70,6 +70,7 @@ typedef struct {
   CountedLoop *loops;
   bool memory_frozen;      /* loads of arguments and globals can be repeated */
   ValueSet frozen_params;  /* aug parameters whose loads can be repeated (sig->frozen) */
+  ValueSet owned_params;   /* aug pointer parameters whose shadow is the thread's (sig->owned) */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
   Placeholder *placeholders;
   BlockRecord *records;

@@ -183,8 +183,10 @@ int main(void) {
     check_close(dirs[b], want, 1e-12, "tangent of block %d's dot", b);
   }
 
-  /* Dynamic shared memory: d partial[b] / dx[i] = exp(x[i]) for i in block b. */
+  /* Dynamic shared memory: d partial[b] / dx[i] = exp(x[i]) for i in block b
+   * (the request before consumed the seed). */
   check_cuda(cudaMemset(d_dxd, 0, N * sizeof(double)), "memset");
+  check_cuda(cudaMemcpy(d_dpart, seed.data(), BLOCKS * sizeof(double), cudaMemcpyHostToDevice), "copy");
   __enzyme_autodiff((void *)dynamic_sums, enzyme_dupnoneed, d_part, d_dpart, enzyme_dup, d_xd, d_dxd, N);
   check_kernel("gradient of dynamic_sums");
   from_device(dxd, d_dxd);

@@ -451,6 +451,10 @@ const Rule *rule_for_call(LLVMValueRef call);
 const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */
 const Rule *rule_for_name(const char *name);    /* a C name ("log1p"); NULL for none */
 PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for others */
+/* A math rule costing a few machine instructions (NVVM intrinsics, CUDA's
+ * fast functions: nvvm.def), which the reverse sweep computes again even
+ * inside a loop: cheaper than a tape record, in a kernel device malloc. */
+bool rule_is_cheap(const Rule *rule);
 /* The model function standing for the callee of `call` (RULE_MODEL). */
 LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call);
 /* Puts the body of each model without a result (sincos, which stores its

@@ -200,14 +200,15 @@ static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
  * loops runs once per call: computing it again in
  * the reverse sweep costs less than a tape to keep it, which a function
  * called from a loop would allocate on every call. Inside a loop the tape is
- * allocated once and a record is cheaper than the call. */
+ * allocated once and a record is cheaper than the call, unless the call is
+ * cheap itself (an NVVM intrinsic: one instruction). */
 static bool recomputable_math(LLVMValueRef v) {
   const Rule *rule = LLVMIsACallInst(v) ? rule_for_call(v) : NULL;
   bool library = rule && rule->kind == RULE_MATH && !registry_of(kn_called_function(v));
   for (unsigned i = 0, n = library ? LLVMGetNumArgOperands(v) : 0; i < n; i++)
     if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(v, i))))
       return false; /* frexp, lgamma_r: it writes through the pointer too */
-  return library && !cfg_on_cycle(LLVMGetInstructionParent(v));
+  return library && (rule_is_cheap(rule) || !cfg_on_cycle(LLVMGetInstructionParent(v)));
 }
 
 /* A call of a function the user marked enzyme_shouldrecompute runs again

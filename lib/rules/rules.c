@@ -38,12 +38,13 @@ static const struct {
   const char *name, *intrinsic;
   unsigned float_args;
   PartialFn partial;
+  bool cheap;
 } math_table[] = {
-#define MATH(name, intrinsic, nargs, partial) {name, intrinsic, nargs, partial},
+#define MATH(name, intrinsic, nargs, partial) {name, intrinsic, nargs, partial, false},
 #include "math.def"
 #undef MATH
 /* nvvm.def's rows have exact names only, in place of the intrinsic. */
-#define NVVM(names, nargs, partial) {NULL, names, nargs, partial},
+#define NVVM(names, nargs, partial) {NULL, names, nargs, partial, true},
 #include "nvvm.def"
 #undef NVVM
 };
@@ -160,6 +161,10 @@ static void build_index(void) {
                    &cuda_table[i].cuda};
     add_name(rule, cuda_table[i].name);
   }
+}
+
+bool rule_is_cheap(const Rule *rule) {
+  return rule >= rules && rule < rules + NMATH && math_table[rule - rules].cheap;
 }
 
 const Rule *rule_for_call(LLVMValueRef call) { return rule_for_function(kn_called_function(call)); }

@@ -4,8 +4,8 @@
 // whose gradient summed over i is minus the force. Both ways in: a host
 // function launching the kernel, differentiated on the host (its reverse and
 // forward derivative kernels), and __enzyme_autodiff / __enzyme_fwddiff
-// inside a kernel on the __device__ function. Checked against the analytic
-// gradient, float and double.
+// inside a kernel on the __device__ function. The other particles are read
+// through __ldg. Checked against the analytic gradient, float and double.
 //
 // REQUIRES: cuda
 // RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
@@ -43,7 +43,8 @@ template <class T> __device__ T pair_energy(const T *x, int i, int n) {
   for (int j = 0; j < n; j++) {
     if (j == i)
       continue;
-    T dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
+    // the other particles through the read-only cache (__ldg: ld.global.nc)
+    T dx = xi - __ldg(x + 3 * j), dy = yi - __ldg(x + 3 * j + 1), dz = zi - __ldg(x + 3 * j + 2);
     e += (T)0.5 * inv_sqrt(dx * dx + dy * dy + dz * dz + (T)EPS);
   }
   return e;

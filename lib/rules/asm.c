@@ -90,8 +90,11 @@ static bool inlinable(LLVMValueRef callee) {
 }
 
 /* Whether `fn` holds known assembly, itself or in the functions it calls
- * (depth levels down). */
-static bool reaches_known_asm(LLVMValueRef fn, int depth) {
+ * (depth levels down); `seen` keeps each function to one visit, so that the
+ * walk stays linear in the call graph. */
+static bool reaches_known_asm(LLVMValueRef fn, int depth, ValueSet *seen) {
+  if (!vset_add(seen, fn))
+    return false;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       if (!LLVMIsACallInst(inst))
@@ -99,7 +102,7 @@ static bool reaches_known_asm(LLVMValueRef fn, int depth) {
       if (asm_is_known(inst))
         return true;
       LLVMValueRef callee = kn_called_function(inst);
-      if (depth > 0 && callee != fn && inlinable(callee) && reaches_known_asm(callee, depth - 1))
+      if (depth > 0 && inlinable(callee) && reaches_known_asm(callee, depth - 1, seen))
         return true;
     }
   return false;
@@ -222,7 +225,10 @@ static bool refuse_unknown(LLVMValueRef fn, LLVMValueRef subject) {
 }
 
 bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject) {
-  if (!reaches_known_asm(fn, INLINE_DEPTH))
+  ValueSet seen = {0};
+  bool reaches = reaches_known_asm(fn, INLINE_DEPTH, &seen);
+  vset_free(&seen);
+  if (!reaches)
     return true;
   for (int depth = 0; depth < INLINE_DEPTH && mark_calls(fn); depth++)
     simplify_inline_marked_calls();

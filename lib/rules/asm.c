@@ -12,8 +12,11 @@
 #include <string.h>
 
 typedef enum {
-  ASM_TRUNC, ASM_EXTEND, ASM_FADD, ASM_FSUB, ASM_FMUL, ASM_FMA, ASM_FNEG, ASM_FABS, ASM_FMIN,
-  ASM_FMAX, ASM_RCP_APPROX_FTZ, ASM_DIV_APPROX, ASM_HRCP, ASM_HRSQRT, ASM_HSQRT, ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,
+  ASM_TRUNC, ASM_EXTEND,                                   /* conversions */
+  ASM_FADD, ASM_FSUB, ASM_FMUL, ASM_FMA, ASM_FNEG, ASM_FABS, ASM_FMIN, ASM_FMAX,
+  ASM_RCP_APPROX_FTZ, ASM_DIV_APPROX,                      /* as NVVM intrinsics */
+  ASM_HRCP, ASM_HRSQRT, ASM_HSQRT,                         /* through f32 */
+  ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
 } AsmOp;
 
 typedef struct {

@@ -55,8 +55,9 @@ PARTIAL(partial_log10_approx) { UNUSED; return approx_div(b, K(INV_LN10), X); }
  * (intrinsic) or __sinf, __cosf (libdevice's fast pair; math_call adds
  * __nv_ and f). */
 static LLVMValueRef other_of_pair(LLVMBuilderRef b, LLVMValueRef x, bool intrinsic, bool of_sin) {
-  LLVMValueRef v = intrinsic ? nvvm_call(b, of_sin ? "llvm.nvvm.cos.approx.f" : "llvm.nvvm.sin.approx.f", &x, 1)
-                             : math_call(b, of_sin ? "fast_cos" : "fast_sin", &x, 1);
+  const char *name = intrinsic ? (of_sin ? "llvm.nvvm.cos.approx.f" : "llvm.nvvm.sin.approx.f")
+                               : (of_sin ? "fast_cos" : "fast_sin");
+  LLVMValueRef v = intrinsic ? nvvm_call(b, name, &x, 1) : math_call(b, name, &x, 1);
   return of_sin ? v : math_fneg(b, v);
 }
 PARTIAL(partial_sin_approx) { UNUSED; return other_of_pair(b, X, true, true); }

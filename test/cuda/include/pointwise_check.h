@@ -47,7 +47,8 @@ template <class T, T (*f)(const T *)> __device__ T pointwise_tangent(const T *p,
     return __enzyme_fwddiff_d((void *)f, enzyme_dup, p, e);
 }
 
-template <class T, T (*f)(const T *)> __global__ void pointwise_requests(const T *in, T *grad, T *tan, int n) {
+template <class T, T (*f)(const T *)>
+__global__ void pointwise_requests(const T *in, T *grad, T *tan, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;

@@ -372,6 +372,19 @@ LLVMValueRef unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMV
 bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
                                   LLVMValueRef data, LLVMValueRef subject);
 
+/* ---- asm.c: the inline assembly of CUDA's __half and __nv_bfloat16 ---- */
+
+/* Whether `call` runs inline assembly of rules/asm.def. */
+bool asm_is_known(LLVMValueRef call);
+/* The text of the inline assembly `call` runs, for messages (the caller
+ * frees it); NULL for another call. */
+char *asm_describe(LLVMValueRef call);
+/* In `fn`, a copy of `subject` about to be simplified, that reaches known
+ * assembly: inlines its calls (the headers' wrappers), then replaces that
+ * assembly with the IR it means. False, with an error reported, when the
+ * inlining brought in assembly without a row. */
+bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject);
+
 /* ---- libdevice.c ---- */
 
 /* Links the __nv_* functions that generated code calls but the module lacks. */

@@ -136,6 +136,10 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   iter_bump(copy);
   devirt_indirect_calls(copy);
   rule_inline_void_models(copy);
+  if (!asm_lower_known(copy, sig->fn)) {
+    LLVMDeleteFunction(copy);
+    return false;
+  }
   simplify_before(copy);
   floatbits_specialize_calls(copy);
   unsigned k = 0;

@@ -1,13 +1,7 @@
 /* Partial derivatives of the math functions in math.def. Each returns
  * d(result)/d(args[i]) in the type of args[i]; `y` is the call's result, so
  * functions whose derivative is a function of the result reuse it. */
-#include "kinase.h"
-
-#define PARTIAL(name)                                                                              \
-  LLVMValueRef name(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef y, unsigned i)
-#define X args[0]
-#define K(v) math_const(LLVMTypeOf(args[0]), (v))
-#define UNUSED (void)b, (void)args, (void)y, (void)i
+#include "partial.h"
 
 static const double LN2 = 0.69314718055994530942, LN10 = 2.30258509299404568402;
 static const double TWO_OVER_SQRT_PI = 1.12837916709551257390;
@@ -64,17 +58,19 @@ PARTIAL(partial_log10) { UNUSED; return math_fdiv(b, K(1.0), math_fmul(b, X, K(L
 PARTIAL(partial_log1p) { UNUSED; return math_fdiv(b, K(1.0), math_fadd(b, K(1.0), X)); }
 
 /* pow(x, e): d/dx = e * pow(x, e - 1); d/de = pow(x, e) * log(x), taken as
- * 0 where pow(x, e) is 0 so that x = 0 gives 0 rather than 0 * -inf. */
-PARTIAL(partial_pow) {
-  UNUSED;
+ * 0 where pow(x, e) is 0 so that x = 0 gives 0 rather than 0 * -inf. With
+ * `pow` and `log` the library's names of the two (nvvm.c's fast pow). */
+LLVMValueRef partial_pow_with(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef y, unsigned i,
+                              const char *pow, const char *log) {
   LLVMValueRef e = args[1];
   if (i == 0) {
     LLVMValueRef pow_args[2] = {X, math_fsub(b, e, K(1.0))};
-    return math_fmul(b, e, math_call(b, "pow", pow_args, 2));
+    return math_fmul(b, e, math_call(b, pow, pow_args, 2));
   }
   LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, y, K(0.0), "");
-  return LLVMBuildSelect(b, zero, K(0.0), math_fmul(b, y, call1(b, "log", X)), "");
+  return LLVMBuildSelect(b, zero, K(0.0), math_fmul(b, y, call1(b, log, X)), "");
 }
+PARTIAL(partial_pow) { UNUSED; return partial_pow_with(b, args, y, i, "pow", "log"); }
 
 /* powi(x, n) = x^n for an integer n: n * x^(n-1). */
 PARTIAL(partial_powi) {

@@ -14,6 +14,9 @@
 #define ARITH(opcode, partial) PARTIAL(partial)
 #include "arith.def"
 #undef ARITH
+#define NVVM(names, nargs, partial) PARTIAL(partial)
+#include "nvvm.def"
+#undef NVVM
 
 static const struct {
   LLVMOpcode opcode;
@@ -39,6 +42,10 @@ static const struct {
 #define MATH(name, intrinsic, nargs, partial) {name, intrinsic, nargs, partial},
 #include "math.def"
 #undef MATH
+/* nvvm.def's rows have exact names only, in place of the intrinsic. */
+#define NVVM(names, nargs, partial) {NULL, names, nargs, partial},
+#include "nvvm.def"
+#undef NVVM
 };
 
 static const struct {
@@ -118,13 +125,36 @@ static void add_math_spellings(Rule *rule, const char *name) {
   }
 }
 
+/* nvvm.def's names: "llvm.nvvm.div.{rn,rz}.{f,d}" stands for four, each of
+ * which must exist (add_name stops on an unknown intrinsic). */
+static void add_expanded(Rule *rule, const char *names) {
+  if (!names)
+    return;
+  const char *open = strchr(names, '{'), *close = open ? strchr(open, '}') : NULL;
+  if (!open) {
+    add_name(rule, names);
+    return;
+  }
+  if (!close)
+    kn_die("unbalanced braces in rule names %s", names);
+  for (const char *alt = open + 1;;) {
+    size_t len = strcspn(alt, ",}");
+    char *spelled = kn_strdup_printf("%.*s%.*s%s", (int)(open - names), names, (int)len, alt, close + 1);
+    add_expanded(rule, spelled);
+    free(spelled);
+    alt += len;
+    if (*alt++ == '}')
+      break;
+  }
+}
+
 static void build_index(void) {
   sh_new_strdup(by_name);
   for (size_t i = 0; i < NMATH; i++) {
     rules[i] = (Rule){.name = math_table[i].name ? math_table[i].name : math_table[i].intrinsic,
                       .kind = RULE_MATH, .partial = math_table[i].partial, .arg = math_table[i].float_args};
     add_math_spellings(&rules[i], math_table[i].name);
-    add_name(&rules[i], math_table[i].intrinsic);
+    add_expanded(&rules[i], math_table[i].intrinsic);
   }
   for (size_t i = 0; i < NCALL; i++) {
     rules[NMATH + i] = (Rule){.name = call_table[i].name, .kind = call_table[i].kind, .arg = call_table[i].arg};

@@ -3,6 +3,7 @@
  * them work (block addresses, personality functions). */
 #include "kinase.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* An empty asm statement (asm volatile("" ::: "memory")) only orders the
@@ -51,7 +52,7 @@ static const char *refused(LLVMValueRef inst) {
   case LLVMCallBr:
     return "it contains asm goto";
   case LLVMCall:
-    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) && !is_barrier_asm(inst))
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) && !is_barrier_asm(inst) && !asm_is_known(inst))
       return "it contains inline assembly";
     if (is_nonlocal_jump(inst))
       return "it uses setjmp or longjmp, which Kinase does not differentiate";
@@ -71,8 +72,10 @@ bool unsupported_construct(LLVMValueRef fn) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       const char *why = refused(inst);
+      char *text = why ? asm_describe(inst) : NULL; /* say which (CUDA's half headers use many) */
       if (why) {
-        kn_error(inst, fn, "%s", why);
+        kn_error(inst, fn, text ? "%s ('%s')" : "%s", why, text);
+        free(text);
         return true;
       }
     }

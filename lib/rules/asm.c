@@ -1,0 +1,251 @@
+/* The inline assembly of CUDA's __half and __nv_bfloat16 (rules/asm.def),
+ * replaced by the IR it means in a copy about to be differentiated. The
+ * headers wrap each instruction in a small function taking and returning
+ * the 16-bit struct; those are inlined into the copy first, so that after
+ * the replacement and simplification the half values are plain SSA values
+ * of type half, no longer integers in memory and across calls. */
+#include "kinase.h"
+
+#include <ctype.h>
+#include <stb/stb_ds.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+  ASM_TRUNC, ASM_EXTEND,                                   /* conversions */
+  ASM_FADD, ASM_FSUB, ASM_FMUL, ASM_FMA, ASM_FNEG, ASM_FABS, ASM_FMIN, ASM_FMAX,
+  ASM_RCP_APPROX_FTZ, ASM_DIV_APPROX,                      /* as NVVM intrinsics */
+  ASM_HRCP, ASM_HRSQRT, ASM_HSQRT,                         /* through f32 */
+  ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
+} AsmOp;
+
+typedef struct {
+  const char *text, *constraints;
+  AsmOp op;
+  const char *type;
+} AsmRow;
+
+static const AsmRow asm_table[] = {
+#define ASM(text, constraints, op, type) {text, constraints, op, type},
+#include "asm.def"
+#undef ASM
+};
+
+/* Braces, semicolons and line breaks dropped, blanks squeezed to one, none
+ * at the ends or after a comma. */
+static char *normalise(const char *text, size_t len) {
+  char *out = malloc(len + 1), *o = out;
+  bool blank = false;
+  for (size_t k = 0; k < len; k++) {
+    char c = text[k];
+    if (c == '{' || c == '}' || c == ';' || isspace((unsigned char)c)) {
+      blank = true;
+      continue;
+    }
+    if (blank && o > out && o[-1] != ',')
+      *o++ = ' ';
+    blank = false;
+    *o++ = c;
+  }
+  *o = '\0';
+  return out;
+}
+
+/* The normalised text of inline assembly `call` calls (the caller frees it),
+ * or NULL for another call. */
+static char *asm_text(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMIsACallInst(call) ? LLVMGetCalledValue(call) : NULL;
+  if (!callee || !LLVMIsAInlineAsm(callee))
+    return NULL;
+  size_t len;
+  const char *text = LLVMGetInlineAsmAsmString(callee, &len);
+  return normalise(text ? text : "", text ? len : 0);
+}
+
+static const AsmRow *row_of(LLVMValueRef call) {
+  char *text = asm_text(call);
+  if (!text)
+    return NULL;
+  size_t len;
+  const char *constraints = LLVMGetInlineAsmConstraintString(LLVMGetCalledValue(call), &len);
+  const AsmRow *found = NULL;
+  for (size_t k = 0; !found && k < sizeof asm_table / sizeof *asm_table; k++)
+    if (!strcmp(asm_table[k].text, text) && strlen(asm_table[k].constraints) == len &&
+        !memcmp(asm_table[k].constraints, constraints, len))
+      found = &asm_table[k];
+  free(text);
+  return found;
+}
+
+bool asm_is_known(LLVMValueRef call) { return row_of(call) != NULL; }
+
+char *asm_describe(LLVMValueRef call) { return asm_text(call); }
+
+/* ---- inlining the headers' wrappers ---- */
+
+/* The headers nest their wrappers about six deep (operator/ of
+ * __nv_bfloat16 reaches cvt.f32.bf16 through six calls). */
+#define INLINE_DEPTH 12
+
+static bool inlinable(LLVMValueRef callee) {
+  return callee && !LLVMIsDeclaration(callee) && !rule_for_function(callee) && !registry_of(callee) &&
+         !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee));
+}
+
+/* Whether `fn` holds known assembly, itself or in the functions it calls
+ * (depth levels down); `seen` keeps each function to one visit, so that the
+ * walk stays linear in the call graph. */
+static bool reaches_known_asm(LLVMValueRef fn, int depth, ValueSet *seen) {
+  if (!vset_add(seen, fn))
+    return false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      if (!LLVMIsACallInst(inst))
+        continue;
+      if (asm_is_known(inst))
+        return true;
+      LLVMValueRef callee = kn_called_function(inst);
+      if (depth > 0 && inlinable(callee) && reaches_known_asm(callee, depth - 1, seen))
+        return true;
+    }
+  return false;
+}
+
+/* Marks fn's calls of the module's functions to be inlined: all of them,
+ * not only those reaching the assembly, since the headers pass the 16 bits
+ * through helpers without any (__nv_bfloat16's conversion to its raw
+ * struct), and a derivative crossing a call as an integer would be lost. */
+static bool mark_calls(LLVMValueRef fn) {
+  unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  bool any = false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      if (!inlinable(callee) || callee == fn)
+        continue;
+      LLVMAddCallSiteAttribute(inst, LLVMAttributeFunctionIndex,
+                               LLVMCreateEnumAttribute(kn_module.ctx, always, 0));
+      any = true;
+    }
+  return any;
+}
+
+/* ---- the replacement ---- */
+
+static LLVMTypeRef type_named(const char *name) {
+  if (!strcmp(name, "f16"))
+    return LLVMHalfTypeInContext(kn_module.ctx);
+  if (!strcmp(name, "bf16"))
+    return LLVMBFloatTypeInContext(kn_module.ctx);
+  return LLVMFloatTypeInContext(kn_module.ctx);
+}
+
+/* `v` read as `type` (the same bits). */
+static LLVMValueRef as(LLVMBuilderRef b, LLVMValueRef v, LLVMTypeRef type) {
+  return LLVMTypeOf(v) == type ? v : LLVMBuildBitCast(b, v, type, "");
+}
+
+static LLVMValueRef intrinsic(LLVMBuilderRef b, const char *name, LLVMTypeRef overload, LLVMValueRef *args,
+                              unsigned n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(kn_module.mod, id, &overload, overload ? 1 : 0);
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+/* hrcp, hrsqrt, hsqrt: the single-precision approximation of the value
+ * widened, rounded back. */
+static LLVMValueRef via_f32(LLVMBuilderRef b, const char *name, LLVMValueRef x, LLVMTypeRef t) {
+  LLVMValueRef wide = LLVMBuildFPExt(b, x, LLVMFloatTypeInContext(kn_module.ctx), "");
+  return LLVMBuildFPTrunc(b, intrinsic(b, name, NULL, &wide, 1), t, "");
+}
+
+static LLVMValueRef compare(LLVMBuilderRef b, LLVMRealPredicate p, LLVMValueRef *x, LLVMTypeRef result) {
+  return LLVMBuildZExt(b, LLVMBuildFCmp(b, p, x[0], x[1], ""), result, "");
+}
+
+/* What `row` computes from the operands x, read as its type t. */
+static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x, LLVMTypeRef t,
+                            LLVMTypeRef result) {
+  switch (row->op) {
+  case ASM_TRUNC: return LLVMBuildFPTrunc(b, x[0], t, "");
+  case ASM_EXTEND: return LLVMBuildFPExt(b, x[0], result, "");
+  case ASM_FADD: return LLVMBuildFAdd(b, x[0], x[1], "");
+  case ASM_FSUB: return LLVMBuildFSub(b, x[0], x[1], "");
+  case ASM_FMUL: return LLVMBuildFMul(b, x[0], x[1], "");
+  case ASM_FNEG: return LLVMBuildFNeg(b, x[0], "");
+  case ASM_FMA: return intrinsic(b, "llvm.fma", t, x, 3);
+  case ASM_FABS: return intrinsic(b, "llvm.fabs", t, x, 1);
+  case ASM_FMIN: return intrinsic(b, "llvm.minnum", t, x, 2);
+  case ASM_FMAX: return intrinsic(b, "llvm.maxnum", t, x, 2);
+  case ASM_RCP_APPROX_FTZ: return intrinsic(b, "llvm.nvvm.rcp.approx.ftz.f", NULL, x, 1);
+  case ASM_DIV_APPROX: return intrinsic(b, "llvm.nvvm.div.approx.f", NULL, x, 2);
+  case ASM_HRCP: return via_f32(b, "llvm.nvvm.rcp.approx.ftz.f", x[0], t);
+  case ASM_HRSQRT: return via_f32(b, "llvm.nvvm.rsqrt.approx.ftz.f", x[0], t);
+  case ASM_HSQRT: return via_f32(b, "llvm.nvvm.sqrt.approx.ftz.f", x[0], t);
+  case ASM_LT: return compare(b, LLVMRealOLT, x, result);
+  case ASM_LE: return compare(b, LLVMRealOLE, x, result);
+  case ASM_GT: return compare(b, LLVMRealOGT, x, result);
+  case ASM_GE: return compare(b, LLVMRealOGE, x, result);
+  case ASM_EQ: return compare(b, LLVMRealOEQ, x, result);
+  case ASM_NE: return compare(b, LLVMRealONE, x, result);
+  }
+  kn_die("unknown asm operation");
+}
+
+static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row) {
+  LLVMTypeRef t = type_named(row->type), result = LLVMTypeOf(call);
+  LLVMValueRef x[4];
+  unsigned n = LLVMGetNumArgOperands(call);
+  if (n > 4)
+    kn_die("asm row with %u operands", n);
+  LLVMPositionBuilderBefore(b, call);
+  LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef v = LLVMGetOperand(call, k);
+    x[k] = row->op == ASM_TRUNC ? v : as(b, v, t); /* a conversion's operand is a float */
+  }
+  LLVMValueRef value = compute(b, row, x, t, result);
+  LLVMReplaceAllUsesWith(call, as(b, value, result));
+  LLVMInstructionEraseFromParent(call);
+}
+
+/* Assembly the inlining brought in that has no row: an error, since the
+ * generators would pass over it (an empty asm statement, which only orders
+ * the compiler, excepted). */
+static bool refuse_unknown(LLVMValueRef fn, LLVMValueRef subject) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      char *text = asm_text(inst);
+      if (text && *text && !asm_is_known(inst)) {
+        kn_error(inst, subject, "it contains inline assembly ('%s'), which Kinase has no derivative rule for",
+                 text);
+        free(text);
+        return true;
+      }
+      free(text);
+    }
+  return false;
+}
+
+bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject) {
+  ValueSet seen = {0};
+  bool reaches = reaches_known_asm(fn, INLINE_DEPTH, &seen);
+  vset_free(&seen);
+  if (!reaches)
+    return true;
+  for (int depth = 0; depth < INLINE_DEPTH && mark_calls(fn); depth++)
+    simplify_inline_marked_calls();
+  if (refuse_unknown(fn, subject))
+    return false;
+  LLVMValueRef *calls = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      if (row_of(inst))
+        arrput(calls, inst);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (ptrdiff_t k = 0; k < arrlen(calls); k++)
+    replace(b, calls[k], row_of(calls[k]));
+  LLVMDisposeBuilder(b);
+  arrfree(calls);
+  return true;
+}

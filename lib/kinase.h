@@ -524,6 +524,11 @@ struct Rule {
 };
 
 const Rule *rule_for_call(LLVMValueRef call);
+/* Whether a call of `callee` may be inlined before differentiation: a
+ * function of the module with no rule (libm, libdevice) or registration. */
+bool rule_inlinable(LLVMValueRef callee);
+/* Inlines fn's calls that rule_inlinable takes, `levels` levels deep. */
+void rule_inline_calls(LLVMValueRef fn, int levels);
 const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */
 const Rule *rule_for_name(const char *name);    /* a C name ("log1p"); NULL for none */
 PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for others */

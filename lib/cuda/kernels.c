@@ -193,24 +193,6 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
 
 #define INLINE_DEPTH 4
 
-/* Marks fn's calls of the module's own functions, those without a rule
- * (libm, libdevice) or the user's registration, to be inlined. */
-static bool mark_calls_to_inline(LLVMValueRef fn) {
-  unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-  bool any = false;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
-      if (!callee || LLVMIsDeclaration(callee) || rule_for_function(callee) || registry_of(callee) ||
-          LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)))
-        continue;
-      LLVMAddCallSiteAttribute(inst, LLVMAttributeFunctionIndex,
-                               LLVMCreateEnumAttribute(kn_module.ctx, always, 0));
-      any = true;
-    }
-  return any;
-}
-
 /* A copy of `kernel` with its calls inlined, a few levels deep: its
  * derivative then sees across what were calls which addresses a thread owns
  * and which memory it only reads, and keeps no tape between them. */
@@ -218,8 +200,7 @@ static LLVMValueRef inlined_copy(LLVMValueRef kernel) {
   char *name = kn_strdup_printf("kinase.inlined.%s", kn_function_name(kernel));
   LLVMValueRef copy = clone_function(kernel, name);
   free(name);
-  for (int depth = 0; depth < INLINE_DEPTH && mark_calls_to_inline(copy); depth++)
-    simplify_inline_marked_calls();
+  rule_inline_calls(copy, INLINE_DEPTH);
   return copy;
 }
 

@@ -83,14 +83,10 @@ char *asm_describe(LLVMValueRef call) { return asm_text(call); }
 
 /* ---- inlining the headers' wrappers ---- */
 
+
 /* The headers nest their wrappers about six deep (operator/ of
  * __nv_bfloat16 reaches cvt.f32.bf16 through six calls). */
 #define INLINE_DEPTH 12
-
-static bool inlinable(LLVMValueRef callee) {
-  return callee && !LLVMIsDeclaration(callee) && !rule_for_function(callee) && !registry_of(callee) &&
-         !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee));
-}
 
 /* Whether `fn` holds known assembly, itself or in the functions it calls
  * (depth levels down); `seen` keeps each function to one visit, so that the
@@ -105,29 +101,10 @@ static bool reaches_known_asm(LLVMValueRef fn, int depth, ValueSet *seen) {
       if (asm_is_known(inst))
         return true;
       LLVMValueRef callee = kn_called_function(inst);
-      if (depth > 0 && inlinable(callee) && reaches_known_asm(callee, depth - 1, seen))
+      if (depth > 0 && rule_inlinable(callee) && reaches_known_asm(callee, depth - 1, seen))
         return true;
     }
   return false;
-}
-
-/* Marks fn's calls of the module's functions to be inlined: all of them,
- * not only those reaching the assembly, since the headers pass the 16 bits
- * through helpers without any (__nv_bfloat16's conversion to its raw
- * struct), and a derivative crossing a call as an integer would be lost. */
-static bool mark_calls(LLVMValueRef fn) {
-  unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-  bool any = false;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
-      if (!inlinable(callee) || callee == fn)
-        continue;
-      LLVMAddCallSiteAttribute(inst, LLVMAttributeFunctionIndex,
-                               LLVMCreateEnumAttribute(kn_module.ctx, always, 0));
-      any = true;
-    }
-  return any;
 }
 
 /* ---- the replacement ---- */
@@ -233,8 +210,10 @@ bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject) {
   vset_free(&seen);
   if (!reaches)
     return true;
-  for (int depth = 0; depth < INLINE_DEPTH && mark_calls(fn); depth++)
-    simplify_inline_marked_calls();
+  /* Every call, not only those reaching the assembly: the headers pass the
+   * 16 bits through helpers without any (__nv_bfloat16's conversion to its
+   * raw struct), and a derivative crossing a call as an integer is lost. */
+  rule_inline_calls(fn, INLINE_DEPTH);
   if (refuse_unknown(fn, subject))
     return false;
   LLVMValueRef *calls = NULL;

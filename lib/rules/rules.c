@@ -179,6 +179,32 @@ static void build_index(void) {
   }
 }
 
+bool rule_inlinable(LLVMValueRef callee) {
+  return callee && !LLVMIsDeclaration(callee) && !rule_for_function(callee) && !registry_of(callee) &&
+         !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee));
+}
+
+/* Marks fn's calls that rule_inlinable takes to be inlined. */
+static bool mark_inlinable_calls(LLVMValueRef fn) {
+  unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  bool any = false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      if (!rule_inlinable(callee) || callee == fn)
+        continue;
+      LLVMAddCallSiteAttribute(inst, LLVMAttributeFunctionIndex,
+                               LLVMCreateEnumAttribute(kn_module.ctx, always, 0));
+      any = true;
+    }
+  return any;
+}
+
+void rule_inline_calls(LLVMValueRef fn, int levels) {
+  for (int level = 0; level < levels && mark_inlinable_calls(fn); level++)
+    simplify_inline_marked_calls();
+}
+
 const Rule *rule_for_call(LLVMValueRef call) { return rule_for_function(kn_called_function(call)); }
 
 const Rule *rule_for_name(const char *name) {

@@ -55,6 +55,8 @@ bool kn_is_float_type(LLVMTypeRef type);       /* scalar or vector of floats */
 bool kn_type_has_floats(LLVMTypeRef type);     /* anywhere inside aggregates too */
 bool kn_type_has_pointers(LLVMTypeRef type);   /* likewise */
 bool kn_is_pointer_type(LLVMTypeRef type);
+/* An integer as wide as a pointer: it may hold an address (CUdeviceptr). */
+bool kn_is_address_integer(LLVMTypeRef type);
 LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);
 LLVMValueRef kn_strip_casts(LLVMValueRef value);
@@ -302,6 +304,11 @@ bool activity_differentiable_type(LLVMTypeRef type); /* holds floats, or is a po
  * pointer): the operand holding the address, whose shadow replaces it in
  * the shadow computation; -1 for other instructions. */
 int activity_address_operand(ValueSet *varied, LLVMValueRef inst);
+/* A varied integer holding a device or host address: such an instruction
+ * (a load too, from a local slot an address is stored into or a CUDA
+ * allocation returns one through), or an integer parameter with a shadow
+ * (a CUdeviceptr marked enzyme_dup). */
+bool activity_is_address(ValueSet *varied, LLVMValueRef v);
 /* A call that takes no pointer and returns nothing differentiable (lround,
  * isnan) can pass no derivative on, whatever it is. */
 bool activity_can_carry_derivative(LLVMValueRef call);
@@ -382,6 +389,22 @@ bool cuda_is_launch_stub(LLVMValueRef fn);
  * sweep) in reverse mode, `deriv` in forward mode. */
 bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv);
 
+/* ---- cuda/driver.c: driver-API launches in host code (RULE_LAUNCH) ---- */
+
+/* Reports and returns true for a launch Kinase cannot differentiate (packed
+ * arguments, `extra`). */
+bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject);
+/* Emits with `b`, just before `call`, the record of the launch for its
+ * reverse; `shadows` is the shadow of its kernelParams array (NULL: none). */
+LLVMValueRef cuda_launch_augment(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef shadows,
+                                 LLVMValueRef subject);
+/* The reverse of that launch, from its record. */
+void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef shadows);
+/* Forward mode: replaces `call` with a launch of the forward kernel;
+ * `tangents` is the tangent of its kernelParams array (NULL: none). */
+void cuda_launch_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangents,
+                         LLVMValueRef subject);
+
 /* ---- cuda/threads.c: thread geometry in device code ---- */
 
 /* A read of the thread's index, its block's, or the launch's sizes. */
@@ -415,6 +438,8 @@ typedef enum {
   RULE_MEMCPY,         /* copies memory (memcpy, memmove): the shadow too */
   RULE_MEMSET,         /* fills memory with a constant: the shadow with 0 */
   RULE_MODEL,          /* differentiated through a model body (models.def) */
+  RULE_LAUNCH,         /* launches a kernel, its arguments in an array of pointers to their
+                          values (cuLaunchKernel): the runtime's launches (cuda/driver.c) */
 } RuleKind;
 
 /* Emits d(result)/d(arg i) with `b`, given the call's arguments and result. */
@@ -430,6 +455,9 @@ typedef struct CudaCall {
   int how;        /* allocations and frees: KINASE_ALLOC_* */
   int kind_arg;   /* copies: the cudaMemcpyKind argument, or -1 */
   int stream_arg; /* the stream argument, or -1 for the default stream */
+  /* Sets that count elements (cuMemsetD16: 2): bytes per element of the
+   * count; 1 where the count is of bytes. */
+  unsigned unit;
 } CudaCall;
 
 struct Rule {
@@ -475,6 +503,8 @@ LLVMValueRef math_digamma(LLVMBuilderRef b, LLVMValueRef x);
 
 LLVMValueRef cuda_stream_operand(const Rule *rule, LLVMValueRef call); /* NULL: default */
 LLVMValueRef cuda_kind_operand(const Rule *rule, LLVMValueRef call);   /* cudaMemcpyKind */
+/* The bytes a copy or set of `count` (its size operand) moves or sets. */
+LLVMValueRef cuda_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef count);
 /* Before the forward sweep writes `bytes` at dst. */
 void cuda_before_write(LLVMBuilderRef b, LLVMValueRef dst, LLVMValueRef bytes, LLVMValueRef stream,
                        LLVMValueRef subject);

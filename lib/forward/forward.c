@@ -227,6 +227,15 @@ static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
 static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0), stream = cuda_stream_operand(rule, call);
   switch (rule->kind) {
+  case RULE_LAUNCH: {
+    LLVMValueRef params = LLVMGetOperand(call, rule->arg);
+    if (cuda_launch_unsupported(call, f->sig->fn))
+      f->failed = true;
+    else
+      cuda_launch_tangent(f->b, call, is_varied(f, params) ? tangent_of(f, params, call) : NULL,
+                          f->sig->fn);
+    return true;
+  }
   case RULE_POSIX_MEMALIGN:
     if (is_varied(f, dst))
       LLVMBuildStore(f->b, cuda_shadow_alloc(f->b, rule, LLVMGetOperand(call, rule->arg), stream, f->sig->fn),

@@ -57,8 +57,11 @@ static const struct {
   unsigned arg;
   CudaCall cuda;
 } cuda_table[] = {
-#define CUDA(name, kind, arg, how, kind_arg, stream_arg) {name, kind, arg, {how, kind_arg, stream_arg}},
+#define CUDA(name, kind, arg, how, kind_arg, stream_arg)                                          \
+  {name, kind, arg, {how, kind_arg, stream_arg, 1}},
+#define CUDA_SET(name, unit, stream_arg) {name, RULE_MEMSET, 0, {0, -1, stream_arg, unit}},
 #include "cuda.def"
+#undef CUDA_SET
 #undef CUDA
 };
 

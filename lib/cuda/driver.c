@@ -1,0 +1,72 @@
+/* Driver-API launches in host code: cuLaunchKernel(f, gx, gy, gz, bx, by,
+ * bz, shmem, stream, kernelParams, extra), a RULE_LAUNCH row of
+ * rules/cuda.def, as calls of the runtime (runtime/kinase_cuda.h).
+ *
+ * The compiler knows neither the kernel behind f nor its parameters: what
+ * it knows is the shadow of kernelParams. The user fills kernelParams with
+ * the addresses of argument slots (void *args[] = {&x, &n}); those slots
+ * are memory like any other, so the generators give the array and the
+ * slots their shadows and mirror the stores: a shadow slot holds the
+ * shadow of the pointer or CUdeviceptr stored into the slot, and stays
+ * zero (Const) where the value stored has none. The runtime reads the
+ * kernel's parameters from the kernel info of its module and takes each
+ * pointer parameter whose shadow slot holds a shadow as 'd', the rest as
+ * Const; the adjoint of a float parameter goes into its shadow slot, from
+ * where the reverse of the store into the slot takes it.
+ *
+ *   aug: __kinase_driver_launch_augment(...) just before the user's call
+ *        (which stays and launches the kernel) records the launch;
+ *   rev: __kinase_driver_launch_reverse(record, shadow array) launches the
+ *        reverse kernel;
+ *   fwd: __kinase_driver_launch_tangent(...) launches the forward kernel in
+ *        place of the user's call, whose result becomes CUDA_SUCCESS.
+ * Packed arguments (`extra`) are refused: their layout is the user's.
+ */
+#include "kinase.h"
+
+/* cuLaunchKernel's operands: kernelParams, extra, and how many there are. */
+enum { PARAMS = 9, EXTRA = 10, NOPERANDS = 11 };
+
+static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
+
+bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject) {
+  if (LLVMGetNumArgOperands(call) == NOPERANDS && LLVMIsNull(LLVMGetOperand(call, EXTRA)))
+    return false;
+  kn_error(call, subject, "%s with 'extra' (arguments packed in a buffer) is not supported: pass "
+                          "the kernel's arguments through kernelParams",
+           kn_function_name(kn_called_function(call)));
+  return true;
+}
+
+/* f, the grid and block dimensions, shared memory, stream, kernelParams,
+ * then `shadows` and `where`: the runtime's parameters, in order. */
+static unsigned launch_args(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef shadows,
+                            LLVMValueRef subject, LLVMValueRef *args) {
+  unsigned n = 0;
+  for (unsigned i = 0; i <= PARAMS; i++)
+    args[n++] = LLVMGetOperand(call, i);
+  args[n++] = shadows ? shadows : LLVMConstNull(ptr_type());
+  args[n++] = kn_constant_string(b, kn_function_name(subject));
+  return n;
+}
+
+LLVMValueRef cuda_launch_augment(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef shadows,
+                                 LLVMValueRef subject) {
+  LLVMValueRef args[NOPERANDS + 1];
+  unsigned n = launch_args(b, call, shadows, subject, args);
+  return kn_call_libc(b, "__kinase_driver_launch_augment", ptr_type(), args, n);
+}
+
+void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef shadows) {
+  LLVMValueRef args[2] = {record, shadows ? shadows : LLVMConstNull(ptr_type())};
+  kn_call_libc(b, "__kinase_driver_launch_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 2);
+}
+
+void cuda_launch_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangents,
+                         LLVMValueRef subject) {
+  LLVMValueRef args[NOPERANDS + 1];
+  unsigned n = launch_args(b, call, tangents, subject, args);
+  kn_call_libc(b, "__kinase_driver_launch_tangent", LLVMVoidTypeInContext(kn_module.ctx), args, n);
+  LLVMReplaceAllUsesWith(call, LLVMConstNull(LLVMTypeOf(call)));
+  LLVMInstructionEraseFromParent(call);
+}

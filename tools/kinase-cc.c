@@ -35,7 +35,10 @@
  * the toolkit, cudart, the CUDA driver library and their run path and, for
  * relocatable device code, --offload-link, without which clang would link the
  * host code and silently drop the device code. Libraries named with -l are
- * not read; a link with no CUDA in it gets nothing of this.
+ * not read, but a link naming -lcuda or -lcudart (a C program of the CUDA
+ * driver API) gets cudart, the driver and their run path too, since the
+ * Kinase runtime it links calls both; it stays a C link. A link with no
+ * CUDA in it gets nothing of this.
  *
  * Its exit status is clang's: it execs clang, no shell in between.
  */
@@ -217,6 +220,7 @@ typedef struct {
   ArgList objects;       /* the object and archive inputs */
   bool cuda_object;      /* one of them holds CUDA code (read when linking) */
   bool rdc_object;       /* one of them holds relocatable device code */
+  bool cuda_library;     /* -lcuda or -lcudart: a driver-API program in C, say */
   bool *c_source;        /* c_source[i]: argv[i] is a C source known by its suffix */
 } Request;
 
@@ -287,6 +291,8 @@ static void note_option(Reader *r, const char *opt) {
     req->cuda_path = opt + strlen("--cuda-path=");
   else if (starts_with(opt, "--cuda-gpu-arch") || starts_with(opt, "--offload-arch"))
     req->gpu_arch = true;
+  else if (strcmp(opt, "-lcuda") == 0 || strcmp(opt, "-lcudart") == 0)
+    req->cuda_library = true;
 }
 
 /* argv_index: where the argument is in argv, or 0 if a response file holds it. */
@@ -294,6 +300,8 @@ static void read_argument(Reader *r, const char *arg, int argv_index) {
   if (r->option) {
     if (strcmp(r->option, "-x") == 0)
       r->x_language = language_named(arg);
+    if (strcmp(r->option, "-l") == 0 && (strcmp(arg, "cuda") == 0 || strcmp(arg, "cudart") == 0))
+      r->req->cuda_library = true;
     r->option = NULL;
   } else if (arg[0] != '-' || strcmp(arg, "-") == 0) {
     note_input(r, arg, argv_index);
@@ -401,6 +409,13 @@ static Request read_request(int argc, char **argv) {
 
 static bool cuda_link(const Request *req) {
   return links(req) && (req->cuda_source || req->cuda_object);
+}
+
+/* A link naming the CUDA driver or runtime (a C program of the driver API)
+ * gets them whole: the Kinase runtime it links calls both. It stays a C
+ * link. */
+static bool links_cuda_libraries(const Request *req) {
+  return cuda_link(req) || (links(req) && req->cuda_library);
 }
 
 static bool needs_cxx(const Request *req) {
@@ -557,7 +572,7 @@ static ArgList build_command(int argc, char **argv, const Request *req) {
     add(&cmd, "none");
     add_runtime(&cmd, prefix);
   }
-  if (cuda_link(req))
+  if (links_cuda_libraries(req))
     add_cuda_link(&cmd, req, root);
   return cmd;
 }
@@ -593,7 +608,8 @@ static void print_help(void) {
          "\n"
          "CUDA sources (.cu, -x cuda) get --cuda-path and --cuda-gpu-arch=%s unless\n"
          "given. A link of CUDA sources or of objects holding CUDA code gets cudart,\n"
-         "the CUDA driver and, for -fgpu-rdc objects, --offload-link.\n"
+         "the CUDA driver and, for -fgpu-rdc objects, --offload-link; a link naming\n"
+         "-lcuda or -lcudart gets cudart and the driver, which the Kinase runtime calls.\n"
          "\n"
          "All clang options are accepted and passed on in order; see clang --help.\n",
          KINASE_CUDA_ROOT, DEFAULT_GPU_ARCH);

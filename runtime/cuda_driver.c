@@ -1,6 +1,6 @@
 /* Differentiated launches of the CUDA driver API: cuLaunchKernel(f, grid,
- * block, shmem, stream, kernelParams, NULL) in a differentiated host
- * function. The compiler knows neither f nor its parameters, so the modes
+ * block, shmem, stream, kernelParams, NULL) and cuLaunchKernelEx(config, f,
+ * kernelParams, NULL) in a differentiated host function. The compiler knows neither f nor its parameters, so the modes
  * letters that a launch through <<<>>> gets from the compiler are read here
  * from the kernel info of f's module and from the shadow of kernelParams
  * (see kinase_cuda.h): then the launch is one of the runtime API's.
@@ -92,4 +92,31 @@ void __kinase_driver_launch_tangent(void *f, unsigned gx, unsigned gy, unsigned 
   char *modes = modes_of(k, tangents, where);
   kinase_rt_launch_tangent(k, grid, block, shmem, stream, params, tangents, modes, where);
   free(modes);
+}
+
+/* cuLaunchKernelEx's configuration. Its attributes (clusters, priorities,
+ * ...) would have to go to the reverse and forward kernels as well. */
+static const CUlaunchConfig *config_of(const void *config, const char *where) {
+  const CUlaunchConfig *c = config;
+  if (c->numAttrs)
+    kinase_rt_fail(where, "a differentiated cuLaunchKernelEx with launch attributes (%u): Kinase "
+                          "launches derivative kernels without them",
+                   c->numAttrs);
+  return c;
+}
+
+KinaseLaunch *__kinase_driver_launch_ex_augment(const void *config, void *f, void **params,
+                                                void **shadows, const char *where) {
+  const CUlaunchConfig *c = config_of(config, where);
+  return __kinase_driver_launch_augment(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,
+                                        c->blockDimY, c->blockDimZ, c->sharedMemBytes, c->hStream,
+                                        params, shadows, where);
+}
+
+void __kinase_driver_launch_ex_tangent(const void *config, void *f, void **params, void **tangents,
+                                       const char *where) {
+  const CUlaunchConfig *c = config_of(config, where);
+  __kinase_driver_launch_tangent(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,
+                                 c->blockDimY, c->blockDimZ, c->sharedMemBytes, c->hStream, params,
+                                 tangents, where);
 }

@@ -130,6 +130,12 @@ void __kinase_driver_launch_reverse(KinaseLaunch *launch, void **shadows);
 void __kinase_driver_launch_tangent(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                     unsigned by, unsigned bz, unsigned shmem, void *stream,
                                     void **params, void **tangents, const char *where);
+/* The same for cuLaunchKernelEx(config, f, params, NULL): `config` is its
+ * CUlaunchConfig, which may have no launch attributes. */
+KinaseLaunch *__kinase_driver_launch_ex_augment(const void *config, void *f, void **params,
+                                                void **shadows, const char *where);
+void __kinase_driver_launch_ex_tangent(const void *config, void *f, void **params, void **tangents,
+                                       const char *where);
 
 /* Before the forward sweep writes [dst, dst + bytes) (a copy, a memset):
  * launches still waiting for their reverse sweep that read this memory keep
@@ -151,11 +157,11 @@ void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void 
 /* Shadows of allocations: `how` says which allocator the primal used; and
  * what __kinase_defer_release releases. */
 enum {
-  KINASE_ALLOC_DEVICE,  /* cudaMalloc, cudaMallocAsync, cuMemAlloc */
-  KINASE_ALLOC_MANAGED, /* cudaMallocManaged */
-  KINASE_ALLOC_HOST,    /* cudaMallocHost, cudaHostAlloc */
-  KINASE_HANDLE_STREAM, /* cudaStreamCreate */
-  KINASE_HANDLE_EVENT,  /* cudaEventCreate */
+  KINASE_ALLOC_DEVICE,  /* cudaMalloc, cudaMallocAsync, cuMemAlloc, cuMemAllocAsync */
+  KINASE_ALLOC_MANAGED, /* cudaMallocManaged, cuMemAllocManaged */
+  KINASE_ALLOC_HOST,    /* cudaMallocHost, cudaHostAlloc, cuMemAllocHost, cuMemHostAlloc */
+  KINASE_HANDLE_STREAM, /* cudaStreamCreate, cuStreamCreate */
+  KINASE_HANDLE_EVENT,  /* cudaEventCreate, cuEventCreate */
 };
 
 /* In the forward sweep, in place of a free or a destroy (`how` names

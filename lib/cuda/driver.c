@@ -1,6 +1,7 @@
 /* Driver-API launches in host code: cuLaunchKernel(f, gx, gy, gz, bx, by,
- * bz, shmem, stream, kernelParams, extra), a RULE_LAUNCH row of
- * rules/cuda.def, as calls of the runtime (runtime/kinase_cuda.h).
+ * bz, shmem, stream, kernelParams, extra) and cuLaunchKernelEx(config, f,
+ * kernelParams, extra), RULE_LAUNCH rows of rules/cuda.def, as calls of the
+ * runtime (runtime/kinase_cuda.h).
  *
  * The compiler knows neither the kernel behind f nor its parameters: what
  * it knows is the shadow of kernelParams. The user fills kernelParams with
@@ -24,13 +25,30 @@
  */
 #include "kinase.h"
 
-/* cuLaunchKernel's operands: kernelParams, extra, and how many there are. */
-enum { PARAMS = 9, EXTRA = 10, NOPERANDS = 11 };
+/* The launch calls, told apart by their operand count: where kernelParams
+ * and extra are, and the runtime's entry points for them, which take the
+ * operands up to kernelParams, then its shadow and `where`. */
+static const struct LaunchForm {
+  unsigned noperands, params, extra;
+  const char *augment, *tangent;
+} forms[] = {
+    /* cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, kernelParams, extra) */
+    {11, 9, 10, "__kinase_driver_launch_augment", "__kinase_driver_launch_tangent"},
+    /* cuLaunchKernelEx(config, f, kernelParams, extra) */
+    {4, 2, 3, "__kinase_driver_launch_ex_augment", "__kinase_driver_launch_ex_tangent"},
+};
+
+static const struct LaunchForm *form_of(LLVMValueRef call) {
+  for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+    if (LLVMGetNumArgOperands(call) == forms[i].noperands)
+      return &forms[i];
+  kn_die("launch call '%s' of unknown form", kn_function_name(kn_called_function(call)));
+}
 
 static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
 
 bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject) {
-  if (LLVMGetNumArgOperands(call) == NOPERANDS && LLVMIsNull(LLVMGetOperand(call, EXTRA)))
+  if (LLVMIsNull(LLVMGetOperand(call, form_of(call)->extra)))
     return false;
   kn_error(call, subject, "%s with 'extra' (arguments packed in a buffer) is not supported: pass "
                           "the kernel's arguments through kernelParams",
@@ -38,23 +56,21 @@ bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject) {
   return true;
 }
 
-/* f, the grid and block dimensions, shared memory, stream, kernelParams,
- * then `shadows` and `where`: the runtime's parameters, in order. */
-static unsigned launch_args(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef shadows,
-                            LLVMValueRef subject, LLVMValueRef *args) {
+/* Calls the runtime's `entry` (augment or tangent) for `call`. */
+static LLVMValueRef call_runtime(LLVMBuilderRef b, const char *entry, LLVMTypeRef ret,
+                                 LLVMValueRef call, LLVMValueRef shadows, LLVMValueRef subject) {
+  LLVMValueRef args[16];
   unsigned n = 0;
-  for (unsigned i = 0; i <= PARAMS; i++)
+  for (unsigned i = 0; i <= form_of(call)->params; i++)
     args[n++] = LLVMGetOperand(call, i);
   args[n++] = shadows ? shadows : LLVMConstNull(ptr_type());
   args[n++] = kn_constant_string(b, kn_function_name(subject));
-  return n;
+  return kn_call_libc(b, entry, ret, args, n);
 }
 
 LLVMValueRef cuda_launch_augment(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef shadows,
                                  LLVMValueRef subject) {
-  LLVMValueRef args[NOPERANDS + 1];
-  unsigned n = launch_args(b, call, shadows, subject, args);
-  return kn_call_libc(b, "__kinase_driver_launch_augment", ptr_type(), args, n);
+  return call_runtime(b, form_of(call)->augment, ptr_type(), call, shadows, subject);
 }
 
 void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef shadows) {
@@ -64,9 +80,8 @@ void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef sha
 
 void cuda_launch_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangents,
                          LLVMValueRef subject) {
-  LLVMValueRef args[NOPERANDS + 1];
-  unsigned n = launch_args(b, call, tangents, subject, args);
-  kn_call_libc(b, "__kinase_driver_launch_tangent", LLVMVoidTypeInContext(kn_module.ctx), args, n);
+  call_runtime(b, form_of(call)->tangent, LLVMVoidTypeInContext(kn_module.ctx), call, tangents,
+               subject);
   LLVMReplaceAllUsesWith(call, LLVMConstNull(LLVMTypeOf(call)));
   LLVMInstructionEraseFromParent(call);
 }

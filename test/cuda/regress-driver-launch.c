@@ -5,7 +5,8 @@
 // device memory passed as CUdeviceptr: logLs enzyme_dupnoneed, thetas
 // enzyme_dup, the data x enzyme_const. Per-sample gradients checked against
 // the analytic ones, forward mode through the same launch, and the adjoint
-// of an active by-value float argument (alpha, enzyme_out).
+// and tangent of an active by-value float argument (alpha), through
+// cuLaunchKernel and cuLaunchKernelEx.
 //
 // GPU-PTX: Inputs/loglik.cu
 // REQUIRES: cuda
@@ -25,6 +26,9 @@
 // CHECK-DAG: call i32 @cuLaunchKernel(
 // CHECK-DAG: call void @__kinase_driver_launch_reverse(
 // CHECK-DAG: call void @__kinase_driver_launch_tangent(
+// CHECK-DAG: call {{.*}}ptr @__kinase_driver_launch_ex_augment(
+// CHECK-DAG: call i32 @cuLaunchKernelEx(
+// CHECK-DAG: call void @__kinase_driver_launch_ex_tangent(
 // CHECK-NOT: __enzyme_autodiff
 // CHECK-NOT: __enzyme_fwddiff
 //
@@ -54,6 +58,14 @@ void compute_logLs(CUdeviceptr logLs, CUdeviceptr thetas, CUdeviceptr x, int n, 
 void apply_scale(CUdeviceptr out, CUdeviceptr in, float alpha, int n) {
   void *args[] = {&out, &in, &alpha, &n};
   cuLaunchKernel(scale, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL);
+}
+
+/* The same through cuLaunchKernelEx, its configuration in a struct. */
+void apply_scale_ex(CUdeviceptr out, CUdeviceptr in, float alpha, int n) {
+  CUlaunchConfig config = {.gridDimX = (n + 127) / 128, .gridDimY = 1, .gridDimZ = 1,
+                           .blockDimX = 128, .blockDimY = 1, .blockDimZ = 1};
+  void *args[] = {&out, &in, &alpha, &n};
+  cuLaunchKernelEx(&config, scale, args, NULL);
 }
 
 static float th[B * P], x[2 * N], seed[B], tangent[B * P], grad[B * P], dir[B], seed_after[B];
@@ -112,20 +124,36 @@ int main(int argc, char **argv) {
   check_loglik();
 
   /* out = alpha * in over the first B floats of theta: d alpha = sum(dout *
-   * in), din = alpha * dout, with dout = 1 + i % 3. */
-  static float dout[B], din[B];
+   * in), din = alpha * dout, with dout = 1 + i % 3; forward mode along
+   * (t, dalpha = 0.5): alpha t + 0.5 in. */
+  static float dout[B], din[B], tout[B];
   for (int i = 0; i < B; i++)
     dout[i] = 1.0f + (float)(i % 3);
-  CUdeviceptr d_out = device_zeros_f(B), d_dout = to_device_f(dout, B), d_din = device_zeros_f(B);
-  float alpha = 1.5f;
-  double dalpha = __enzyme_autodiff((void *)apply_scale, enzyme_dup, d_out, d_dout, enzyme_dup,
-                                    d_th, d_din, enzyme_out, alpha, enzyme_const, B);
-  from_device_f(din, d_din, B);
-  double want = 0;
-  for (int i = 0; i < B; i++) {
-    want += (1.0 + i % 3) * th[i];
-    check_close(din[i], alpha * (1.0 + i % 3), 1e-6, "din[%d]", i);
+  CUdeviceptr d_out = device_zeros_f(B), d_din = device_zeros_f(B), d_tout = device_zeros_f(B);
+  const float alpha = 1.5f;
+  for (int k = 0; k < 2; k++) {
+    CUdeviceptr d_dout = to_device_f(dout, B);
+    check_cu(cuMemsetD32(d_din, 0, B), "cuMemsetD32");
+    double dalpha =
+        k == 0 ? __enzyme_autodiff((void *)apply_scale, enzyme_dup, d_out, d_dout, enzyme_dup, d_th,
+                                   d_din, enzyme_out, alpha, enzyme_const, B)
+               : __enzyme_autodiff((void *)apply_scale_ex, enzyme_dup, d_out, d_dout, enzyme_dup,
+                                   d_th, d_din, enzyme_out, alpha, enzyme_const, B);
+    from_device_f(din, d_din, B);
+    if (k == 0)
+      __enzyme_fwddiff((void *)apply_scale, enzyme_dup, d_out, d_tout, enzyme_dup, d_th, d_t, alpha,
+                       0.5f, enzyme_const, B);
+    else
+      __enzyme_fwddiff((void *)apply_scale_ex, enzyme_dup, d_out, d_tout, enzyme_dup, d_th, d_t,
+                       alpha, 0.5f, enzyme_const, B);
+    from_device_f(tout, d_tout, B);
+    double want = 0;
+    for (int i = 0; i < B; i++) {
+      want += (1.0 + i % 3) * th[i];
+      check_close(din[i], alpha * (1.0 + i % 3), 1e-6, "scale %d: din[%d]", k, i);
+      check_close(tout[i], alpha * tangent[i] + 0.5 * th[i], 1e-5, "scale %d: tangent[%d]", k, i);
+    }
+    check_close(dalpha, want, 1e-4, "scale %d: d alpha", k);
   }
-  check_close(dalpha, want, 1e-4, "d alpha");
   return check_exit();
 }

@@ -391,6 +391,11 @@ bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef d
 
 /* ---- cuda/driver.c: driver-API launches in host code (RULE_LAUNCH) ---- */
 
+/* Whether `p` is in a local slot that nothing reads but what its address
+ * is stored into (an argument slot of a launch, void *args[] = {&x}): a
+ * value without a shadow (a Const pointer) stored there leaves a null
+ * shadow, which a launch takes as Const. */
+bool cuda_is_argument_slot(LLVMValueRef p);
 /* Reports and returns true for a launch Kinase cannot differentiate (packed
  * arguments, `extra`). */
 bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject);

@@ -1,6 +1,8 @@
-/* Differentiated launches of the CUDA driver API: cuLaunchKernel(f, grid,
- * block, shmem, stream, kernelParams, NULL) and cuLaunchKernelEx(config, f,
- * kernelParams, NULL) in a differentiated host function. The compiler knows neither f nor its parameters, so the modes
+/* Differentiated launches through an array of argument pointers: the CUDA
+ * driver API's cuLaunchKernel(f, grid, block, shmem, stream, kernelParams,
+ * NULL) and cuLaunchKernelEx(config, f, kernelParams, NULL), and the runtime
+ * API's cudaLaunchKernel(kernel, grid, block, args, shmem, stream) called
+ * directly, in a differentiated host function. The compiler knows neither f nor its parameters, so the modes
  * letters that a launch through <<<>>> gets from the compiler are read here
  * from the kernel info of f's module and from the shadow of kernelParams
  * (see kinase_cuda.h): then the launch is one of the runtime API's.
@@ -38,18 +40,31 @@ static void configuration(uint32_t grid[3], uint32_t block[3], unsigned gx, unsi
   block[0] = bx, block[1] = by, block[2] = bz;
 }
 
-KinaseLaunch *__kinase_driver_launch_augment(void *f, unsigned gx, unsigned gy, unsigned gz,
-                                             unsigned bx, unsigned by, unsigned bz, unsigned shmem,
-                                             void *stream, void **params, void **shadows,
-                                             const char *where) {
-  const KinaseKernel *k = kinase_rt_kernel_of((CUfunction)f, where);
-  uint32_t grid[3], block[3];
-  configuration(grid, block, gx, gy, gz, bx, by, bz);
+static KinaseLaunch *augment(const KinaseKernel *k, const uint32_t grid[3],
+                             const uint32_t block[3], size_t shmem, void *stream, void **params,
+                             void **shadows, const char *where) {
   char *modes = modes_of(k, shadows, where);
   KinaseLaunch *l =
       kinase_rt_launch_augment(k, false, grid, block, shmem, stream, params, shadows, modes, where);
   free(modes);
   return l;
+}
+
+static void tangent(const KinaseKernel *k, const uint32_t grid[3], const uint32_t block[3],
+                    size_t shmem, void *stream, void **params, void **tangents, const char *where) {
+  char *modes = modes_of(k, tangents, where);
+  kinase_rt_launch_tangent(k, grid, block, shmem, stream, params, tangents, modes, where);
+  free(modes);
+}
+
+KinaseLaunch *__kinase_driver_launch_augment(void *f, unsigned gx, unsigned gy, unsigned gz,
+                                             unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                             void *stream, void **params, void **shadows,
+                                             const char *where) {
+  uint32_t grid[3], block[3];
+  configuration(grid, block, gx, gy, gz, bx, by, bz);
+  return augment(kinase_rt_kernel_of((CUfunction)f, where), grid, block, shmem, stream, params,
+                 shadows, where);
 }
 
 void __kinase_driver_launch_reverse(KinaseLaunch *l, void **shadows) {
@@ -86,12 +101,10 @@ void __kinase_driver_launch_reverse(KinaseLaunch *l, void **shadows) {
 void __kinase_driver_launch_tangent(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                     unsigned by, unsigned bz, unsigned shmem, void *stream,
                                     void **params, void **tangents, const char *where) {
-  const KinaseKernel *k = kinase_rt_kernel_of((CUfunction)f, where);
   uint32_t grid[3], block[3];
   configuration(grid, block, gx, gy, gz, bx, by, bz);
-  char *modes = modes_of(k, tangents, where);
-  kinase_rt_launch_tangent(k, grid, block, shmem, stream, params, tangents, modes, where);
-  free(modes);
+  tangent(kinase_rt_kernel_of((CUfunction)f, where), grid, block, shmem, stream, params, tangents,
+          where);
 }
 
 /* cuLaunchKernelEx's configuration. Its attributes (clusters, priorities,
@@ -119,4 +132,28 @@ void __kinase_driver_launch_ex_tangent(const void *config, void *f, void **param
   __kinase_driver_launch_tangent(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,
                                  c->blockDimY, c->blockDimZ, c->sharedMemBytes, c->hStream, params,
                                  tangents, where);
+}
+
+/* cudaLaunchKernel's dim3, as the C ABI passes it: {x | y << 32, z}. */
+static void dim3_of(uint32_t dim[3], uint64_t xy, uint32_t z) {
+  dim[0] = (uint32_t)xy, dim[1] = (uint32_t)(xy >> 32), dim[2] = z;
+}
+
+KinaseLaunch *__kinase_direct_launch_augment(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
+                                             uint64_t block_xy, uint32_t block_z, void **args,
+                                             size_t shmem, void *stream, void **shadows,
+                                             const char *where) {
+  uint32_t grid[3], block[3];
+  dim3_of(grid, grid_xy, grid_z);
+  dim3_of(block, block_xy, block_z);
+  return augment(kinase_rt_kernel(kernel, where), grid, block, shmem, stream, args, shadows, where);
+}
+
+void __kinase_direct_launch_tangent(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
+                                    uint64_t block_xy, uint32_t block_z, void **args, size_t shmem,
+                                    void *stream, void **tangents, const char *where) {
+  uint32_t grid[3], block[3];
+  dim3_of(grid, grid_xy, grid_z);
+  dim3_of(block, block_xy, block_z);
+  tangent(kinase_rt_kernel(kernel, where), grid, block, shmem, stream, args, tangents, where);
 }

@@ -136,6 +136,16 @@ KinaseLaunch *__kinase_driver_launch_ex_augment(const void *config, void *f, voi
                                                 void **shadows, const char *where);
 void __kinase_driver_launch_ex_tangent(const void *config, void *f, void **params, void **tangents,
                                        const char *where);
+/* The same for cudaLaunchKernel(kernel, grid, block, args, shmem, stream)
+ * called directly with a kernel handle (its host stub), each dim3 as the C
+ * ABI passes it, {x | y << 32, z}. */
+KinaseLaunch *__kinase_direct_launch_augment(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
+                                             uint64_t block_xy, uint32_t block_z, void **args,
+                                             size_t shmem, void *stream, void **shadows,
+                                             const char *where);
+void __kinase_direct_launch_tangent(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
+                                    uint64_t block_xy, uint32_t block_z, void **args, size_t shmem,
+                                    void *stream, void **tangents, const char *where);
 
 /* Before the forward sweep writes [dst, dst + bytes) (a copy, a memset):
  * launches still waiting for their reverse sweep that read this memory keep

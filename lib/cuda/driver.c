@@ -1,7 +1,10 @@
-/* Driver-API launches in host code: cuLaunchKernel(f, gx, gy, gz, bx, by,
- * bz, shmem, stream, kernelParams, extra) and cuLaunchKernelEx(config, f,
- * kernelParams, extra), RULE_LAUNCH rows of rules/cuda.def, as calls of the
- * runtime (runtime/kinase_cuda.h).
+/* Launches through an array of argument pointers in host code: the driver
+ * API's cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream,
+ * kernelParams, extra) and cuLaunchKernelEx(config, f, kernelParams, extra),
+ * and the runtime API's cudaLaunchKernel(kernel, grid, block, args, shmem,
+ * stream) called by the user (not by a kernel's stub, cuda/launch.c):
+ * RULE_LAUNCH rows of rules/cuda.def, as calls of the runtime
+ * (runtime/kinase_cuda.h).
  *
  * The compiler knows neither the kernel behind f nor its parameters: what
  * it knows is the shadow of kernelParams. The user fills kernelParams with
@@ -25,17 +28,24 @@
  */
 #include "kinase.h"
 
-/* The launch calls, told apart by their operand count: where kernelParams
- * and extra are, and the runtime's entry points for them, which take the
- * operands up to kernelParams, then its shadow and `where`. */
+#include <string.h>
+
+/* The launch calls, told apart by their operand count: whether `extra`
+ * (always last) is there, and the runtime's entry points for them, which
+ * take the other operands, then the shadow of the argument array and
+ * `where`. */
 static const struct LaunchForm {
-  unsigned noperands, params, extra;
+  unsigned noperands;
+  bool extra;
   const char *augment, *tangent;
 } forms[] = {
     /* cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, kernelParams, extra) */
-    {11, 9, 10, "__kinase_driver_launch_augment", "__kinase_driver_launch_tangent"},
+    {11, true, "__kinase_driver_launch_augment", "__kinase_driver_launch_tangent"},
     /* cuLaunchKernelEx(config, f, kernelParams, extra) */
-    {4, 2, 3, "__kinase_driver_launch_ex_augment", "__kinase_driver_launch_ex_tangent"},
+    {4, true, "__kinase_driver_launch_ex_augment", "__kinase_driver_launch_ex_tangent"},
+    /* cudaLaunchKernel(stub, grid, block, args, shmem, stream), each dim3
+     * passed as {x | y << 32, z} (the x86-64 C ABI) */
+    {8, false, "__kinase_direct_launch_augment", "__kinase_direct_launch_tangent"},
 };
 
 static const struct LaunchForm *form_of(LLVMValueRef call) {
@@ -47,8 +57,26 @@ static const struct LaunchForm *form_of(LLVMValueRef call) {
 
 static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
 
+bool cuda_is_argument_slot(LLVMValueRef p) {
+  LLVMValueRef slot = kn_underlying_object(p);
+  if (!LLVMIsAAllocaInst(slot))
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    bool stored_into = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot &&
+                       LLVMGetOperand(user, 0) != slot;
+    bool address_stored = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == slot;
+    bool marker = LLVMIsACallInst(user) && kn_called_function(user) &&
+                  !strncmp(kn_function_name(kn_called_function(user)), "llvm.lifetime.", 14);
+    if (!stored_into && !address_stored && !marker)
+      return false;
+  }
+  return true;
+}
+
 bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject) {
-  if (LLVMIsNull(LLVMGetOperand(call, form_of(call)->extra)))
+  unsigned last = LLVMGetNumArgOperands(call) - 1;
+  if (!form_of(call)->extra || LLVMIsNull(LLVMGetOperand(call, last)))
     return false;
   kn_error(call, subject, "%s with 'extra' (arguments packed in a buffer) is not supported: pass "
                           "the kernel's arguments through kernelParams",
@@ -60,8 +88,8 @@ bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject) {
 static LLVMValueRef call_runtime(LLVMBuilderRef b, const char *entry, LLVMTypeRef ret,
                                  LLVMValueRef call, LLVMValueRef shadows, LLVMValueRef subject) {
   LLVMValueRef args[16];
-  unsigned n = 0;
-  for (unsigned i = 0; i <= form_of(call)->params; i++)
+  unsigned n = 0, nargs = LLVMGetNumArgOperands(call) - form_of(call)->extra;
+  for (unsigned i = 0; i < nargs; i++)
     args[n++] = LLVMGetOperand(call, i);
   args[n++] = shadows ? shadows : LLVMConstNull(ptr_type());
   args[n++] = kn_constant_string(b, kn_function_name(subject));

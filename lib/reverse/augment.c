@@ -391,7 +391,13 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     LLVMValueRef value = LLVMGetOperand(inst, 0), at = LLVMGetOperand(inst, 1);
     /* An address held in an integer (a CUdeviceptr) is stored as a pointer
      * is: its shadow beside it, so that a launch's argument array finds it. */
-    if (is_varied(r, at) &&
+    bool unshadowed = !is_varied(r, value) && !LLVMIsAConstant(value);
+    if (is_varied(r, at) && kn_is_pointer_type(LLVMTypeOf(value)) && unshadowed &&
+        cuda_is_argument_slot(at)) {
+      /* A Const pointer into a launch's argument slot: Const there too. */
+      LLVMValueRef zero = shadow_twin(r, inst, 1, 1);
+      LLVMSetOperand(zero, 0, LLVMConstNull(LLVMTypeOf(value)));
+    } else if (is_varied(r, at) &&
         (kn_is_pointer_type(LLVMTypeOf(value)) || activity_is_address(&r->varied, value))) {
       shadow_twin(r, inst, 0, 2);
     } else if (is_varied(r, at) && kn_is_address_integer(LLVMTypeOf(value)) &&

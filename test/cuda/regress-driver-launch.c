@@ -45,6 +45,7 @@
 #include <cuda.h>
 #include <kinase.h>
 #include "cu_check.h"
+#include "loglik_grad.h"
 
 enum { B = 4096, N = 64, P = 4 };
 
@@ -72,15 +73,8 @@ static float th[B * P], x[2 * N], seed[B], tangent[B * P], grad[B * P], dir[B], 
 
 static void check_loglik(void) {
   for (int i = 0; i < B; i++) {
-    double mu1 = th[P * i], mu2 = th[P * i + 1], s1 = th[P * i + 2], s2 = th[P * i + 3];
-    double g[P] = {0, 0, -N / s1, -N / s2}, want_dir = 0;
-    for (int k = 0; k < N; k++) {
-      double e1 = x[2 * k] - mu1, e2 = x[2 * k + 1] - mu2;
-      g[0] += e1 / (s1 * s1);
-      g[1] += e2 / (s2 * s2);
-      g[2] += e1 * e1 / (s1 * s1 * s1);
-      g[3] += e2 * e2 / (s2 * s2 * s2);
-    }
+    double g[P], want_dir = 0;
+    loglik_gradient(&th[P * i], x, N, g);
     for (int p = 0; p < P; p++) {
       check_close(grad[P * i + p], g[p], 2e-4, "dlogL[%d]/dtheta[%d]", i, p);
       want_dir += g[p] * tangent[P * i + p];

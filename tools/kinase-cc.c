@@ -9,6 +9,8 @@
  *     source tree's include/ when run from the build tree;
  *   - Enzyme's attributes enzyme_inactive and enzyme_inactive_noblock, as
  *     macros turning them into annotations (-D);
+ *   - the CUDA toolkit's headers, searched last (-idirafter), so that C
+ *     programs of the driver API find cuda.h;
  *   - for CUDA sources: the toolkit (--cuda-path) and a default GPU (sm_90)
  *     unless --cuda-gpu-arch or --offload-arch names one or more;
  *   - when linking: -x none, so that no -x of the user's applies to what the
@@ -510,6 +512,17 @@ static void add_cuda_toolkit(ArgList *cmd, const Request *req, const char *root)
   add(cmd, "-Wno-unknown-cuda-version");
 }
 
+/* C and C++ programs of the CUDA driver or runtime API (#include <cuda.h>)
+ * find the toolkit's headers as CUDA sources do, searched after every
+ * directory of the user's and the system's. */
+static void add_cuda_headers(ArgList *cmd, const char *root) {
+  char *include = concat(root, "/include");
+  if (!is_file(concat(include, "/cuda.h")))
+    return;
+  add(cmd, "-idirafter");
+  add(cmd, include);
+}
+
 /* The user's arguments, in order; under clang++, C sources stay C. */
 static void add_user_arguments(ArgList *cmd, int argc, char **argv, const Request *req) {
   bool keep_c = needs_cxx(req);
@@ -561,6 +574,7 @@ static ArgList build_command(int argc, char **argv, const Request *req) {
 
   add(&cmd, clang_path(req));
   add_kinase(&cmd, prefix);
+  add_cuda_headers(&cmd, root);
   if (req->cuda_source || cuda_link(req))
     add_cuda_toolkit(&cmd, req, root);
   if (req->cuda_source && !req->gpu_arch)

@@ -463,6 +463,9 @@ typedef struct CudaCall {
   /* Sets that count elements (cuMemsetD16: 2): bytes per element of the
    * count; 1 where the count is of bytes. */
   unsigned unit;
+  /* cudaMemcpyToSymbol: the destination is a __device__ or __constant__
+   * variable, which has no shadow. */
+  bool to_symbol;
 } CudaCall;
 
 struct Rule {
@@ -528,6 +531,10 @@ void cuda_defer_release(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, L
 /* After each request's reverse sweep (calls of reverse sweeps, or of split
  * mode's), releases what the forward sweeps deferred, if any did. */
 void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n);
+/* Reports and returns true for a copy into a __device__ variable of values
+ * that carry derivatives (`varied`), which would be lost there. */
+bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,
+                                  LLVMValueRef subject);
 /* Reports and returns true for a call of the CUDA API that has no rule. */
 bool cuda_unknown_api_call(LLVMValueRef call, LLVMValueRef subject);
 

@@ -111,6 +111,17 @@ void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n) {
   defers = false;
 }
 
+bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,
+                                  LLVMValueRef subject) {
+  if (!rule->cuda->to_symbol || !vset_has(varied, LLVMGetOperand(call, 1)))
+    return false;
+  kn_error(call, subject, "%s copies values that carry derivatives into a __device__ or "
+                          "__constant__ variable, which has no shadow: pass them to the kernels "
+                          "as arguments",
+           kn_function_name(kn_called_function(call)));
+  return true;
+}
+
 /* The CUDA API's entry points: cudaX and cuX (driver), and clang's own
  * __cuda bookkeeping. */
 static bool is_cuda_api(const char *name) {

@@ -249,6 +249,10 @@ static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule)
       cuda_shadow_free(f->b, rule, tangent_of(f, dst, call), stream, f->sig->fn);
     return true;
   case RULE_MEMCPY:
+    if (cuda_symbol_copy_unsupported(&f->varied, rule, call, f->sig->fn)) {
+      f->failed = true;
+      return true;
+    }
     if (!is_varied(f, dst) || is_varied(f, LLVMGetOperand(call, 1)))
       return false;
     cuda_copy_reverse(f->b, NULL, tangent_of(f, dst, call), LLVMGetOperand(call, 2),

@@ -9,7 +9,8 @@
 # is built instead with plain clang++ (LLVM 22, no Kinase pass; KINASE_CLANGXX
 # overrides it) as CUDA for sm_90, linked with build/lib/libkinase_rt.a,
 # cudart and the driver: a test of the runtime with derivative kernels of its
-# own. Every test/cuda/*.c is a C program of the CUDA driver API, built with
+# own. A source without a main function is skipped (nothing to run). Every
+# test/cuda/*.c is a C program of the CUDA driver API, built with
 # kinase-cc and -lcuda; one with the line
 #   // GPU-PTX: Inputs/kernels.cu
 # loads the module that kinase-cc --cuda-device-only -S makes of that source
@@ -68,6 +69,9 @@ for src in "$root"/test/cuda/*.cu "$root"/test/cuda/*.c; do
 done | xargs -P "$jobs" -n 2 sh -c '
   out=$1 cc=$2 inc=$3 root=$4 cxx=$5 cuda=$6 src=$7 o=$8
   name=$(basename "${src%.*}")-$o
+  # A test without a main (device code checked by FileCheck alone) has no
+  # program to run.
+  grep -Eq "(^|[^_[:alnum:]])main[[:space:]]*\(" "$src" || exit 0
   ptx=$(sed -n "s|^// GPU-PTX: ||p" "$src")
   if [ -n "$ptx" ] && ! "$cc" -$o --cuda-device-only -S "$(dirname "$src")/$ptx" \
       -o "$out/$name.ptx" >"$out/$name.build.log" 2>&1; then

@@ -107,10 +107,11 @@ static bool written_through(LLVMValueRef address, int depth) {
 /* In a CUDA host module, the host's handle of a __device__ or __constant__
  * variable, through which cudaMemcpyToSymbol / FromSymbol reach its memory
  * on the device: clang gives it no value (undef), since the host never
- * holds its values; a C or C++ global without an initializer is zero. */
+ * holds its values; a C or C++ global without an initializer is zero. (On
+ * the device, __shared__ memory is undef too, and has shadows.) */
 static bool is_device_variable_handle(LLVMValueRef g) {
   LLVMValueRef init = LLVMGetInitializer(g);
-  return init && LLVMIsUndef(init);
+  return !kn_module.gpu && init && LLVMIsUndef(init);
 }
 
 static bool globals_is_active(LLVMValueRef g) {

@@ -58,6 +58,8 @@ bool kn_is_pointer_type(LLVMTypeRef type);
 /* An atomic fadd or fsub (atomicAdd on floats): an accumulation, which the
  * generators differentiate, unlike other atomics. */
 bool kn_is_atomic_accumulation(LLVMValueRef inst);
+/* An integer as wide as a pointer: it may hold an address (CUdeviceptr). */
+bool kn_is_address_integer(LLVMTypeRef type);
 LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);
 LLVMValueRef kn_strip_casts(LLVMValueRef value);
@@ -315,6 +317,11 @@ bool activity_differentiable_type(LLVMTypeRef type); /* holds floats, or is a po
  * pointer): the operand holding the address, whose shadow replaces it in
  * the shadow computation; -1 for other instructions. */
 int activity_address_operand(ValueSet *varied, LLVMValueRef inst);
+/* A varied integer holding a device or host address: such an instruction
+ * (a load too, from a local slot an address is stored into or a CUDA
+ * allocation returns one through), or an integer parameter with a shadow
+ * (a CUdeviceptr marked enzyme_dup). */
+bool activity_is_address(ValueSet *varied, LLVMValueRef v);
 /* A call that takes no pointer and returns nothing differentiable (lround,
  * isnan) can pass no derivative on, whatever it is. */
 bool activity_can_carry_derivative(LLVMValueRef call);
@@ -415,6 +422,27 @@ LLVMValueRef cuda_dynamic_shared_as_parameter(LLVMValueRef fn);
  * dynamic shared memory and its second half as the shadow. */
 void cuda_dynamic_shared_args(LLVMBuilderRef b, LLVMValueRef *start, LLVMValueRef *shadow);
 
+/* ---- cuda/driver.c: driver-API launches in host code (RULE_LAUNCH) ---- */
+
+/* Whether `p` is in a local slot that nothing reads but what its address
+ * is stored into (an argument slot of a launch, void *args[] = {&x}): a
+ * value without a shadow (a Const pointer) stored there leaves a null
+ * shadow, which a launch takes as Const. */
+bool cuda_is_argument_slot(LLVMValueRef p);
+/* Reports and returns true for a launch Kinase cannot differentiate (packed
+ * arguments, `extra`). */
+bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject);
+/* Emits with `b`, just before `call`, the record of the launch for its
+ * reverse; `shadows` is the shadow of its kernelParams array (NULL: none). */
+LLVMValueRef cuda_launch_augment(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef shadows,
+                                 LLVMValueRef subject);
+/* The reverse of that launch, from its record. */
+void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef shadows);
+/* Forward mode: replaces `call` with a launch of the forward kernel;
+ * `tangents` is the tangent of its kernelParams array (NULL: none). */
+void cuda_launch_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangents,
+                         LLVMValueRef subject);
+
 /* ---- cuda/threads.c: thread geometry in device code ---- */
 
 /* A read of the thread's index, its block's, or the launch's sizes. */
@@ -469,11 +497,15 @@ typedef enum {
   RULE_MODEL,          /* differentiated through a model body (models.def) */
   RULE_BARRIER,        /* device code: mirrored in the reverse sweep (warp.def) */
   RULE_SHUFFLE,        /* device code: a warp shuffle, transposed in reverse (warp.def) */
+  RULE_LAUNCH,         /* launches a kernel, its arguments in an array of pointers to their
+                          values (cuLaunchKernel): the runtime's launches (cuda/driver.c) */
 } RuleKind;
 
-/* Whether the rule is about memory (allocation, free, copy, set): the
- * generators mirror such calls on shadows. */
-static inline bool rule_is_memory(RuleKind kind) { return kind >= RULE_ALLOC && kind <= RULE_MEMSET; }
+/* Whether the rule is about memory (allocation, free, copy, set, a
+ * kernel launch): the generators mirror such calls on shadows. */
+static inline bool rule_is_memory(RuleKind kind) {
+  return (kind >= RULE_ALLOC && kind <= RULE_MEMSET) || kind == RULE_LAUNCH;
+}
 
 /* Emits d(result)/d(arg i) with `b`, given the call's arguments and result. */
 typedef LLVMValueRef (*PartialFn)(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef result,
@@ -488,6 +520,12 @@ typedef struct CudaCall {
   int how;        /* allocations and frees: KINASE_ALLOC_* */
   int kind_arg;   /* copies: the cudaMemcpyKind argument, or -1 */
   int stream_arg; /* the stream argument, or -1 for the default stream */
+  /* Sets that count elements (cuMemsetD16: 2): bytes per element of the
+   * count; 1 where the count is of bytes. */
+  unsigned unit;
+  /* cudaMemcpyToSymbol: the destination is a __device__ or __constant__
+   * variable, which has no shadow. */
+  bool to_symbol;
 } CudaCall;
 
 /* A warp shuffle's lane pattern, PTX's shfl modes, and how its last
@@ -556,6 +594,8 @@ LLVMValueRef math_digamma(LLVMBuilderRef b, LLVMValueRef x);
 
 LLVMValueRef cuda_stream_operand(const Rule *rule, LLVMValueRef call); /* NULL: default */
 LLVMValueRef cuda_kind_operand(const Rule *rule, LLVMValueRef call);   /* cudaMemcpyKind */
+/* The bytes a copy or set of `count` (its size operand) moves or sets. */
+LLVMValueRef cuda_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef count);
 /* Before the forward sweep writes `bytes` at dst. */
 void cuda_before_write(LLVMBuilderRef b, LLVMValueRef dst, LLVMValueRef bytes, LLVMValueRef stream,
                        LLVMValueRef subject);
@@ -574,6 +614,10 @@ void cuda_defer_release(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, L
 /* After each request's reverse sweep (calls of reverse sweeps, or of split
  * mode's), releases what the forward sweeps deferred, if any did. */
 void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n);
+/* Reports and returns true for a copy into a __device__ variable of values
+ * that carry derivatives (`varied`), which would be lost there. */
+bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,
+                                  LLVMValueRef subject);
 /* Reports and returns true for a call of the CUDA API that has no rule. */
 bool cuda_unknown_api_call(LLVMValueRef call, LLVMValueRef subject);
 

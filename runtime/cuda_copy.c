@@ -94,6 +94,10 @@ static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStr
   if (element_size != 4 && element_size != 8)
     kinase_rt_fail(where, "the reverse of a copy of elements of %d bytes (floats of 4 or 8)",
                    element_size);
+  /* Both sides hold these elements: the reverse of an earlier copy into the
+   * source (a host-to-device copy before a device-to-device one) learns it. */
+  kinase_rt_learn_type(dsrc, element_size, where);
+  kinase_rt_learn_type(ddst, element_size, where);
   bool src_device, dst_device;
   switch (kind) {
   case cudaMemcpyHostToHost:

@@ -63,8 +63,10 @@ static KinaseKernel *read_kernel(CUfunction function, const char *where) {
 const KinaseKernel *kinase_rt_kernel(const void *stub, const char *where) {
   cudaFunction_t function;
   CHECK(where, cudaGetFuncBySymbol, &function, stub);
-  CUfunction f = (CUfunction)function;
+  return kinase_rt_kernel_of((CUfunction)function, where);
+}
 
+const KinaseKernel *kinase_rt_kernel_of(CUfunction f, const char *where) {
   pthread_mutex_lock(&table_lock);
   for (size_t i = 0; i < table_count; i++) {
     if (table[i]->function == f) {

@@ -98,14 +98,21 @@ KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3]
                                       const uint32_t block[3], size_t shmem, void *stream,
                                       void **args, void **shadows, const char *modes,
                                       const char *where) {
-  const KinaseKernel *k = kinase_rt_kernel(kernel, where);
+  return kinase_rt_launch_augment(kinase_rt_kernel(kernel, where), true, grid, block, shmem,
+                                  stream, args, shadows, modes, where);
+}
+
+KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, bool run, const uint32_t grid[3],
+                                       const uint32_t block[3], size_t shmem, void *stream,
+                                       void **args, void **shadows, const char *modes,
+                                       const char *where) {
   CUfunction reverse = kinase_rt_derivative(k, "krev", modes, shadows, where);
   KinaseLaunch *l = record(k, reverse, grid, block, shmem, stream, args, shadows, modes, where);
   kinase_rt_learn_types(k, args, l->shadows, where);
   kinase_rt_pending_add(l, args);
   /* Even when K is skipped: its reverse kernel re-runs K's writes. */
   kinase_rt_protect_writes(k, args, stream, where);
-  if (!skippable(k, modes))
+  if (run && !skippable(k, modes))
     launch(k->function, grid, block, shmem, stream, args, where);
   return l;
 }
@@ -177,9 +184,15 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
 void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const uint32_t block[3],
                              size_t shmem, void *stream, void **args, void **tangents,
                              const char *modes, const char *where) {
+  kinase_rt_launch_tangent(kinase_rt_kernel(kernel, where), grid, block, shmem, stream, args,
+                           tangents, modes, where);
+}
+
+void kinase_rt_launch_tangent(const KinaseKernel *k, const uint32_t grid[3], const uint32_t block[3],
+                              size_t shmem, void *stream, void **args, void **tangents,
+                              const char *modes, const char *where) {
   /* The slot of a shadow not used (NULL) or of a float not active (zero). */
   static const uint64_t zero[2];
-  const KinaseKernel *k = kinase_rt_kernel(kernel, where);
   CUfunction forward = kinase_rt_derivative(k, "kfwd", modes, tangents, where);
   uint32_t n = k->nparams;
   void **extra = kinase_rt_alloc(3 * n * sizeof *extra, where);

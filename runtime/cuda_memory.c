@@ -5,7 +5,8 @@
  *     away after the launch;
  *   - element types: a copy of device memory the host never reads as numbers
  *     has its element type from the kernels launched with that memory
- *     (KINASE_PARAM_F32 / F64), remembered per allocation. */
+ *     (KINASE_PARAM_F32 / F64), or from a copy reversed before it that
+ *     reached that memory, remembered per allocation. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -40,7 +41,7 @@ static size_t ntyped, typed_capacity;
 
 /* An allocation freed and made again at the same place takes its new type
  * from its next launch. */
-static void remember(const void *p, int element_size, const char *where) {
+void kinase_rt_learn_type(const void *p, int element_size, const char *where) {
   CUdeviceptr base;
   size_t size;
   if (!kinase_rt_allocation_of(p, &base, &size))
@@ -63,9 +64,9 @@ void kinase_rt_learn_types(const KinaseKernel *k, void **args, void **shadows, c
     int element_size = p & KINASE_PARAM_F32 ? 4 : p & KINASE_PARAM_F64 ? 8 : 0;
     if (!(p & KINASE_PARAM_POINTER) || !element_size)
       continue;
-    remember(*(void *const *)args[i], element_size, where);
+    kinase_rt_learn_type(*(void *const *)args[i], element_size, where);
     if (shadows && shadows[i])
-      remember(shadows[i], element_size, where);
+      kinase_rt_learn_type(shadows[i], element_size, where);
   }
 }
 

@@ -44,6 +44,9 @@ typedef struct {
 
 /* The kernel whose host stub is `stub` (cached per function handle). */
 const KinaseKernel *kinase_rt_kernel(const void *stub, const char *where);
+/* The kernel behind function handle f (the driver API's, from
+ * cuModuleGetFunction). */
+const KinaseKernel *kinase_rt_kernel_of(CUfunction f, const char *where);
 /* Whether pointer parameter i has a shadow in use: modes[i] is 'd' or 'n'
  * and shadows[i] points to a non-NULL pointer. */
 bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i);
@@ -56,6 +59,19 @@ char kinase_rt_pattern_letter(const KinaseKernel *k, const char *modes, void **s
  * modes do not fit the kernel. */
 CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const char *modes,
                                 void **shadows, const char *where);
+
+/* ---- cuda_launch.c: what the launch entry points of both APIs share ---- */
+
+/* __kinase_launch_augment for kernel k; with `run` false the caller
+ * launches K itself, right after (a driver-API launch stays as written). */
+KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, bool run, const uint32_t grid[3],
+                                       const uint32_t block[3], size_t shmem, void *stream,
+                                       void **args, void **shadows, const char *modes,
+                                       const char *where);
+/* __kinase_launch_tangent for kernel k. */
+void kinase_rt_launch_tangent(const KinaseKernel *k, const uint32_t grid[3], const uint32_t block[3],
+                              size_t shmem, void *stream, void **args, void **tangents,
+                              const char *modes, const char *where);
 
 /* ---- cuda_snapshot.c: copies of memory that pending launches read ---- */
 
@@ -109,6 +125,9 @@ void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *pr
 /* Remembers the element type of the allocations k's pointer arguments (and
  * their shadows, shadows[i] the shadow pointer or NULL) point into. */
 void kinase_rt_learn_types(const KinaseKernel *k, void **args, void **shadows, const char *where);
+/* Remembers that p's allocation, if p is device memory, holds elements of
+ * element_size bytes. */
+void kinase_rt_learn_type(const void *p, int element_size, const char *where);
 /* The element size remembered for p's allocation, 0 if none. */
 int kinase_rt_element_size(const void *p);
 

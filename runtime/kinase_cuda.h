@@ -113,6 +113,44 @@ void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const u
                              size_t shmem, void *stream, void **args, void **tangents,
                              const char *modes, const char *where);
 
+/* The driver API's cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream,
+ * params, NULL), where the compiler knows neither the kernel nor its
+ * parameters: `shadows` is the shadow of `params`, the user's array of
+ * pointers to argument values (NULL: none), so shadows[i] points to the
+ * shadow of argument i's slot or is NULL. From the kernel info of f's
+ * module, a pointer parameter whose shadow slot holds a non-NULL shadow (a
+ * CUdeviceptr or a pointer) is 'd', a float parameter with a shadow slot
+ * 'o', every other 'c'; then these are __kinase_launch_augment (which does
+ * not launch f here: the user's call right after it does),
+ * __kinase_launch_reverse (which adds the adjoint of an 'o' parameter into
+ * its shadow slot, a float or double) and __kinase_launch_tangent (f's
+ * forward kernel in place of the user's call; an 'o' parameter's tangent is
+ * in its shadow slot). `f` is a CUfunction. */
+KinaseLaunch *__kinase_driver_launch_augment(void *f, unsigned gx, unsigned gy, unsigned gz,
+                                             unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                             void *stream, void **params, void **shadows,
+                                             const char *where);
+void __kinase_driver_launch_reverse(KinaseLaunch *launch, void **shadows);
+void __kinase_driver_launch_tangent(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                    unsigned by, unsigned bz, unsigned shmem, void *stream,
+                                    void **params, void **tangents, const char *where);
+/* The same for cuLaunchKernelEx(config, f, params, NULL): `config` is its
+ * CUlaunchConfig, which may have no launch attributes. */
+KinaseLaunch *__kinase_driver_launch_ex_augment(const void *config, void *f, void **params,
+                                                void **shadows, const char *where);
+void __kinase_driver_launch_ex_tangent(const void *config, void *f, void **params, void **tangents,
+                                       const char *where);
+/* The same for cudaLaunchKernel(kernel, grid, block, args, shmem, stream)
+ * called directly with a kernel handle (its host stub), each dim3 as the C
+ * ABI passes it, {x | y << 32, z}. */
+KinaseLaunch *__kinase_direct_launch_augment(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
+                                             uint64_t block_xy, uint32_t block_z, void **args,
+                                             size_t shmem, void *stream, void **shadows,
+                                             const char *where);
+void __kinase_direct_launch_tangent(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
+                                    uint64_t block_xy, uint32_t block_z, void **args, size_t shmem,
+                                    void *stream, void **tangents, const char *where);
+
 /* Before the forward sweep writes [dst, dst + bytes) (a copy, a memset):
  * launches still waiting for their reverse sweep that read this memory keep
  * a copy of it first. */
@@ -133,11 +171,11 @@ void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void 
 /* Shadows of allocations: `how` says which allocator the primal used; and
  * what __kinase_defer_release releases. */
 enum {
-  KINASE_ALLOC_DEVICE,  /* cudaMalloc, cudaMallocAsync, cuMemAlloc */
-  KINASE_ALLOC_MANAGED, /* cudaMallocManaged */
-  KINASE_ALLOC_HOST,    /* cudaMallocHost, cudaHostAlloc */
-  KINASE_HANDLE_STREAM, /* cudaStreamCreate */
-  KINASE_HANDLE_EVENT,  /* cudaEventCreate */
+  KINASE_ALLOC_DEVICE,  /* cudaMalloc, cudaMallocAsync, cuMemAlloc, cuMemAllocAsync */
+  KINASE_ALLOC_MANAGED, /* cudaMallocManaged, cuMemAllocManaged */
+  KINASE_ALLOC_HOST,    /* cudaMallocHost, cudaHostAlloc, cuMemAllocHost, cuMemHostAlloc */
+  KINASE_HANDLE_STREAM, /* cudaStreamCreate, cuStreamCreate */
+  KINASE_HANDLE_EVENT,  /* cudaEventCreate, cuEventCreate */
 };
 
 /* In the forward sweep, in place of a free or a destroy (`how` names

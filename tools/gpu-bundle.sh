@@ -9,11 +9,15 @@
 # is built instead with plain clang++ (LLVM 22, no Kinase pass; KINASE_CLANGXX
 # overrides it) as CUDA for sm_90, linked with build/lib/libkinase_rt.a,
 # cudart and the driver: a test of the runtime with derivative kernels of its
-# own; a source with the line
-#   // GPU-BUILD: none
-# is not a program (an IR or PTX test) and is left out. The script copies
-# test/cuda/run-gpu.sh into outdir as run-all.sh, and the CUDA runtime
-# (libcudart.so.13) into outdir/lib as a fallback for a machine without it. On the GPU machine:
+# own. A source without a main function is skipped (nothing to run). Every
+# test/cuda/*.c is a C program of the CUDA driver API, built with
+# kinase-cc and -lcuda; one with the line
+#   // GPU-PTX: Inputs/kernels.cu
+# loads the module that kinase-cc --cuda-device-only -S makes of that source
+# (relative to test/cuda), at the same -O level, from the file next to its
+# executable: outdir/<test>-O2.ptx beside outdir/<test>-O2. The script copies test/cuda/run-gpu.sh into outdir as run-all.sh, and
+# the CUDA runtime (libcudart.so.13) into outdir/lib as a fallback for a
+# machine without it. On the GPU machine:
 #
 #   outdir/run-all.sh [logdir]
 #
@@ -57,15 +61,26 @@ out=$(cd "$out" && pwd)
 # compiler output in a log, removed when the build succeeds.
 jobs=$(nproc 2>/dev/null || echo 4)
 ls "$root"/test/cuda/*.cu >/dev/null 2>&1 || die "no test/cuda/*.cu"
-for src in "$root"/test/cuda/*.cu; do
-  grep -qx "// GPU-BUILD: none" "$src" && continue
+for src in "$root"/test/cuda/*.cu "$root"/test/cuda/*.c; do
+  [ -f "$src" ] || continue
   for o in O0 O2; do
     printf '%s %s\n' "$src" "$o"
   done
 done | xargs -P "$jobs" -n 2 sh -c '
   out=$1 cc=$2 inc=$3 root=$4 cxx=$5 cuda=$6 src=$7 o=$8
-  name=$(basename "$src" .cu)-$o
-  if grep -qx "// GPU-BUILD: clang++" "$src"; then
+  name=$(basename "${src%.*}")-$o
+  # A test without a main (device code checked by FileCheck alone) has no
+  # program to run.
+  grep -Eq "(^|[^_[:alnum:]])main[[:space:]]*\(" "$src" || exit 0
+  ptx=$(sed -n "s|^// GPU-PTX: ||p" "$src")
+  if [ -n "$ptx" ] && ! "$cc" -$o --cuda-device-only -S "$(dirname "$src")/$ptx" \
+      -o "$out/$name.ptx" >"$out/$name.build.log" 2>&1; then
+    rm -f "$out/$name.ptx"
+    exit 0
+  fi
+  if [ "${src%.c}" != "$src" ]; then
+    set -- "$cc" -$o -I"$cuda/include" -I"$inc" "$src" -lcuda -lm
+  elif grep -qx "// GPU-BUILD: clang++" "$src"; then
     set -- "$cxx" -$o -x cuda --cuda-path="$cuda" --cuda-gpu-arch=sm_90 \
       -Wno-unknown-cuda-version -I"$inc" -I"$root/runtime" "$src" \
       -x none "$root/build/lib/libkinase_rt.a" -L"$cuda/lib64" -L"$cuda/lib64/stubs" \
@@ -73,7 +88,7 @@ done | xargs -P "$jobs" -n 2 sh -c '
   else
     set -- "$cc" -$o -Wno-unknown-cuda-version -I"$inc" "$src"
   fi
-  if "$@" -o "$out/$name" >"$out/$name.build.log" 2>&1; then
+  if "$@" -o "$out/$name" >>"$out/$name.build.log" 2>&1; then
     rm -f "$out/$name.build.log"
   else
     rm -f "$out/$name"

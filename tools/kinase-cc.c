@@ -9,6 +9,8 @@
  *     source tree's include/ when run from the build tree;
  *   - Enzyme's attributes enzyme_inactive and enzyme_inactive_noblock, as
  *     macros turning them into annotations (-D);
+ *   - the CUDA toolkit's headers, searched last (-idirafter), so that C
+ *     programs of the driver API find cuda.h;
  *   - for CUDA sources: the toolkit (--cuda-path) and a default GPU (sm_90)
  *     unless --cuda-gpu-arch or --offload-arch names one or more;
  *   - when linking: -x none, so that no -x of the user's applies to what the
@@ -35,7 +37,10 @@
  * the toolkit, cudart, the CUDA driver library and their run path and, for
  * relocatable device code, --offload-link, without which clang would link the
  * host code and silently drop the device code. Libraries named with -l are
- * not read; a link with no CUDA in it gets nothing of this.
+ * not read, but a link naming -lcuda or -lcudart (a C program of the CUDA
+ * driver API) gets cudart, the driver and their run path too, since the
+ * Kinase runtime it links calls both; it stays a C link. A link with no
+ * CUDA in it gets nothing of this.
  *
  * Its exit status is clang's: it execs clang, no shell in between.
  */
@@ -217,6 +222,7 @@ typedef struct {
   ArgList objects;       /* the object and archive inputs */
   bool cuda_object;      /* one of them holds CUDA code (read when linking) */
   bool rdc_object;       /* one of them holds relocatable device code */
+  bool cuda_library;     /* -lcuda or -lcudart: a driver-API program in C, say */
   bool *c_source;        /* c_source[i]: argv[i] is a C source known by its suffix */
 } Request;
 
@@ -287,6 +293,8 @@ static void note_option(Reader *r, const char *opt) {
     req->cuda_path = opt + strlen("--cuda-path=");
   else if (starts_with(opt, "--cuda-gpu-arch") || starts_with(opt, "--offload-arch"))
     req->gpu_arch = true;
+  else if (strcmp(opt, "-lcuda") == 0 || strcmp(opt, "-lcudart") == 0)
+    req->cuda_library = true;
 }
 
 /* argv_index: where the argument is in argv, or 0 if a response file holds it. */
@@ -294,6 +302,8 @@ static void read_argument(Reader *r, const char *arg, int argv_index) {
   if (r->option) {
     if (strcmp(r->option, "-x") == 0)
       r->x_language = language_named(arg);
+    if (strcmp(r->option, "-l") == 0 && (strcmp(arg, "cuda") == 0 || strcmp(arg, "cudart") == 0))
+      r->req->cuda_library = true;
     r->option = NULL;
   } else if (arg[0] != '-' || strcmp(arg, "-") == 0) {
     note_input(r, arg, argv_index);
@@ -403,6 +413,13 @@ static bool cuda_link(const Request *req) {
   return links(req) && (req->cuda_source || req->cuda_object);
 }
 
+/* A link naming the CUDA driver or runtime (a C program of the driver API)
+ * gets them whole: the Kinase runtime it links calls both. It stays a C
+ * link. */
+static bool links_cuda_libraries(const Request *req) {
+  return cuda_link(req) || (links(req) && req->cuda_library);
+}
+
 static bool needs_cxx(const Request *req) {
   return req->cxx_source || req->cuda_source || cuda_link(req);
 }
@@ -495,6 +512,17 @@ static void add_cuda_toolkit(ArgList *cmd, const Request *req, const char *root)
   add(cmd, "-Wno-unknown-cuda-version");
 }
 
+/* C and C++ programs of the CUDA driver or runtime API (#include <cuda.h>)
+ * find the toolkit's headers as CUDA sources do, searched after every
+ * directory of the user's and the system's. */
+static void add_cuda_headers(ArgList *cmd, const char *root) {
+  char *include = concat(root, "/include");
+  if (!is_file(concat(include, "/cuda.h")))
+    return;
+  add(cmd, "-idirafter");
+  add(cmd, include);
+}
+
 /* The user's arguments, in order; under clang++, C sources stay C. */
 static void add_user_arguments(ArgList *cmd, int argc, char **argv, const Request *req) {
   bool keep_c = needs_cxx(req);
@@ -546,6 +574,7 @@ static ArgList build_command(int argc, char **argv, const Request *req) {
 
   add(&cmd, clang_path(req));
   add_kinase(&cmd, prefix);
+  add_cuda_headers(&cmd, root);
   if (req->cuda_source || cuda_link(req))
     add_cuda_toolkit(&cmd, req, root);
   if (req->cuda_source && !req->gpu_arch)
@@ -557,7 +586,7 @@ static ArgList build_command(int argc, char **argv, const Request *req) {
     add(&cmd, "none");
     add_runtime(&cmd, prefix);
   }
-  if (cuda_link(req))
+  if (links_cuda_libraries(req))
     add_cuda_link(&cmd, req, root);
   return cmd;
 }
@@ -593,7 +622,8 @@ static void print_help(void) {
          "\n"
          "CUDA sources (.cu, -x cuda) get --cuda-path and --cuda-gpu-arch=%s unless\n"
          "given. A link of CUDA sources or of objects holding CUDA code gets cudart,\n"
-         "the CUDA driver and, for -fgpu-rdc objects, --offload-link.\n"
+         "the CUDA driver and, for -fgpu-rdc objects, --offload-link; a link naming\n"
+         "-lcuda or -lcudart gets cudart and the driver, which the Kinase runtime calls.\n"
          "\n"
          "All clang options are accepted and passed on in order; see clang --help.\n",
          KINASE_CUDA_ROOT, DEFAULT_GPU_ARCH);

@@ -111,7 +111,12 @@ static bool request_error(Request *r, const char *fmt, ...) {
 }
 
 static bool check_activity(Request *r, unsigned i, LLVMTypeRef param, Activity act) {
-  bool is_float = kn_is_float_type(param), is_pointer = kn_is_pointer_type(param);
+  bool is_float = kn_is_float_type(param);
+  /* An integer as wide as a pointer marked enzyme_dup or enzyme_dupnoneed
+   * is an address with a shadow: the CUDA driver API's CUdeviceptr (an
+   * unsigned long long), whose shadow is its shadow's address (docs/cuda.md). */
+  bool is_pointer = kn_is_pointer_type(param) ||
+                    ((act == ACT_DUP || act == ACT_DUPNONEED) && kn_is_address_integer(param));
   if (act == ACT_OUT && r->mode == MODE_FORWARD)
     return request_error(r, "enzyme_out (parameter %u of '%s') is a reverse-mode marker; use "
                             "enzyme_dup in forward mode",

@@ -141,14 +141,53 @@ void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *coun
   }
 }
 
-/* An address computed as an integer (uintptr_t arithmetic): a ptrtoint,
- * or add, sub, and, or, xor of one such address with an inactive integer.
- * Its shadow is the same computation on the shadow's address. Returns the
- * index of the address operand, or -1. */
+static bool is_address(ValueSet *varied, LLVMValueRef v, int depth);
+
+/* Whether the local slot behind `p` holds an address with a shadow: one is
+ * stored into it, or a CUDA allocation (cuMemAlloc) returns one through it.
+ * Its loads are addresses too: a CUdeviceptr whose address is taken
+ * (cuMemAlloc(&d, ...), args[] = {&d}) lives in such a slot. */
+static bool holds_address(ValueSet *varied, LLVMValueRef p, int depth) {
+  LLVMValueRef slot = kn_underlying_object(p);
+  if (!LLVMIsAAllocaInst(slot) || depth > 4)
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    const Rule *rule = LLVMIsACallInst(user) ? rule_for_call(user) : NULL;
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot &&
+        is_address(varied, LLVMGetOperand(user, 0), depth + 1))
+      return true;
+    if (rule && rule->cuda && rule->kind == RULE_POSIX_MEMALIGN && LLVMGetOperand(user, 0) == slot)
+      return true;
+  }
+  return false;
+}
+
+static bool is_address(ValueSet *varied, LLVMValueRef v, int depth) {
+  if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind)
+    return false;
+  if (LLVMIsALoadInst(v))
+    return kn_is_address_integer(LLVMTypeOf(v)) && vset_has(varied, LLVMGetOperand(v, 0)) &&
+           holds_address(varied, LLVMGetOperand(v, 0), depth);
+  /* Only a CUdeviceptr marked enzyme_dup makes an integer parameter varied. */
+  return vset_has(varied, v) &&
+         (LLVMIsAArgument(v) || (LLVMIsAInstruction(v) && activity_address_operand(varied, v) >= 0));
+}
+
+bool activity_is_address(ValueSet *varied, LLVMValueRef v) {
+  return vset_has(varied, v) && is_address(varied, v, 0);
+}
+
+/* An address computed as an integer (uintptr_t arithmetic): a ptrtoint, a
+ * load from a slot that holds an address, or add, sub, and, or, xor of one
+ * such address with an inactive integer. Its shadow is the same computation
+ * on the shadow's address. Returns the index of the address operand, or -1. */
 int activity_address_operand(ValueSet *varied, LLVMValueRef inst) {
   switch (LLVMGetInstructionOpcode(inst)) {
   case LLVMPtrToInt:
     return vset_has(varied, LLVMGetOperand(inst, 0)) ? 0 : -1;
+  case LLVMLoad:
+    return is_address(varied, inst, 0) ? 0 : -1;
   case LLVMAdd:
   case LLVMSub:
   case LLVMAnd:
@@ -156,10 +195,8 @@ int activity_address_operand(ValueSet *varied, LLVMValueRef inst) {
   case LLVMXor:
     for (unsigned i = 0; i < 2; i++) {
       LLVMValueRef address = LLVMGetOperand(inst, i), other = LLVMGetOperand(inst, 1 - i);
-      bool is_address = vset_has(varied, address) && LLVMIsAInstruction(address) &&
-                        activity_address_operand(varied, address) >= 0;
       bool subtrahend = LLVMGetInstructionOpcode(inst) == LLVMSub && i == 1;
-      if (is_address && !subtrahend && !vset_has(varied, other))
+      if (activity_is_address(varied, address) && !subtrahend && !vset_has(varied, other))
         return (int)i;
     }
     return -1;

@@ -17,7 +17,9 @@
  * tangents and adjoints never leak from one request into the next.
  *
  * Pointer-typed globals get no shadow: their pointees may be set up outside
- * any derivative, where no shadow could be made for them. */
+ * any derivative, where no shadow could be made for them. Nor do the host's
+ * handles of CUDA __device__ and __constant__ variables: their memory is
+ * the device's. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -102,13 +104,24 @@ static bool written_through(LLVMValueRef address, int depth) {
   return false;
 }
 
+/* In a CUDA host module, the host's handle of a __device__ or __constant__
+ * variable, through which cudaMemcpyToSymbol / FromSymbol reach its memory
+ * on the device: clang gives it no value (undef), since the host never
+ * holds its values; a C or C++ global without an initializer is zero. (On
+ * the device, __shared__ memory is undef too, and has shadows.) */
+static bool is_device_variable_handle(LLVMValueRef g) {
+  LLVMValueRef init = LLVMGetInitializer(g);
+  return !kn_module.gpu && init && LLVMIsUndef(init);
+}
+
 static bool globals_is_active(LLVMValueRef g) {
   if (!LLVMIsAGlobalVariable(g))
     return false;
   if (vset_add(&decided, g)) {
     bool shadowed = !LLVMIsGlobalConstant(g) && !LLVMIsDeclaration(g) &&
                     kn_type_has_floats(LLVMGlobalGetValueType(g)) && !registry_inactive_global(g) &&
-                    strncmp(kn_value_name(g), "llvm.", 5) != 0 && written_through(g, 0);
+                    strncmp(kn_value_name(g), "llvm.", 5) != 0 && written_through(g, 0) &&
+                    !is_device_variable_handle(g);
     if (shadowed)
       vset_add(&active, g);
   }

@@ -120,6 +120,11 @@ bool kn_type_has_pointers(LLVMTypeRef type) { return type_contains(type, kn_is_p
 
 bool kn_type_has_floats(LLVMTypeRef type) { return type_contains(type, kn_is_float_type); }
 
+bool kn_is_address_integer(LLVMTypeRef type) {
+  return LLVMGetTypeKind(type) == LLVMIntegerTypeKind &&
+         LLVMGetIntTypeWidth(type) == 8 * LLVMPointerSize(kn_module.layout);
+}
+
 bool kn_is_pointer_type(LLVMTypeRef type) {
   LLVMTypeKind kind = LLVMGetTypeKind(type);
   if (kind == LLVMVectorTypeKind)

@@ -31,6 +31,18 @@ static LLVMValueRef size_value(LLVMBuilderRef b, LLVMValueRef n) {
   return LLVMBuildZExtOrBitCast(b, n, i64_type(), "");
 }
 
+/* The driver API passes device memory as CUdeviceptr, an integer; the
+ * runtime takes pointers. */
+static LLVMValueRef as_pointer(LLVMBuilderRef b, LLVMValueRef v) {
+  return kn_is_pointer_type(LLVMTypeOf(v)) ? v : LLVMBuildIntToPtr(b, v, ptr_type(), "");
+}
+
+LLVMValueRef cuda_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef count) {
+  LLVMValueRef bytes = size_value(b, count);
+  return rule->cuda->unit > 1 ? LLVMBuildMul(b, bytes, LLVMConstInt(i64_type(), rule->cuda->unit, 0), "")
+                              : bytes;
+}
+
 LLVMValueRef cuda_stream_operand(const Rule *rule, LLVMValueRef call) {
   return rule->cuda->stream_arg >= 0 ? LLVMGetOperand(call, (unsigned)rule->cuda->stream_arg)
                                      : LLVMConstNull(ptr_type());
@@ -43,7 +55,7 @@ LLVMValueRef cuda_kind_operand(const Rule *rule, LLVMValueRef call) {
 
 void cuda_before_write(LLVMBuilderRef b, LLVMValueRef dst, LLVMValueRef bytes, LLVMValueRef stream,
                        LLVMValueRef subject) {
-  LLVMValueRef args[4] = {dst, size_value(b, bytes), stream, where_string(b, subject)};
+  LLVMValueRef args[4] = {as_pointer(b, dst), size_value(b, bytes), stream, where_string(b, subject)};
   kn_call_libc(b, "__kinase_before_write", LLVMVoidTypeInContext(kn_module.ctx), args, 4);
 }
 
@@ -56,16 +68,16 @@ LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef 
 
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject) {
-  LLVMValueRef args[4] = {shadow, LLVMConstInt(i32_type(), (unsigned)rule->cuda->how, 0), stream,
-                          where_string(b, subject)};
+  LLVMValueRef args[4] = {as_pointer(b, shadow), LLVMConstInt(i32_type(), (unsigned)rule->cuda->how, 0),
+                          stream, where_string(b, subject)};
   kn_call_libc(b, "__kinase_shadow_free", LLVMVoidTypeInContext(kn_module.ctx), args, 4);
 }
 
 void cuda_copy_reverse(LLVMBuilderRef b, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMValueRef bytes,
                        LLVMValueRef kind, LLVMValueRef stream, unsigned element_size,
                        LLVMValueRef subject) {
-  LLVMValueRef args[7] = {dsrc ? dsrc : LLVMConstNull(ptr_type()),
-                          ddst,
+  LLVMValueRef args[7] = {dsrc ? as_pointer(b, dsrc) : LLVMConstNull(ptr_type()),
+                          as_pointer(b, ddst),
                           size_value(b, bytes),
                           LLVMBuildZExtOrBitCast(b, kind, i32_type(), ""),
                           stream,
@@ -80,7 +92,7 @@ static bool defers;
 
 void cuda_defer_release(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef subject) {
   LLVMValueRef args[3] = {LLVMConstInt(i32_type(), (unsigned)rule->cuda->how, 0),
-                          LLVMGetOperand(call, rule->arg), where_string(b, subject)};
+                          as_pointer(b, LLVMGetOperand(call, rule->arg)), where_string(b, subject)};
   kn_call_libc(b, "__kinase_defer_release", LLVMVoidTypeInContext(kn_module.ctx), args, 3);
   if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
     LLVMReplaceAllUsesWith(call, LLVMConstNull(LLVMTypeOf(call)));
@@ -97,6 +109,17 @@ void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n) {
   }
   LLVMDisposeBuilder(b);
   defers = false;
+}
+
+bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,
+                                  LLVMValueRef subject) {
+  if (!rule->cuda->to_symbol || !vset_has(varied, LLVMGetOperand(call, 1)))
+    return false;
+  kn_error(call, subject, "%s copies values that carry derivatives into a __device__ or "
+                          "__constant__ variable, which has no shadow: pass them to the kernels "
+                          "as arguments",
+           kn_function_name(kn_called_function(call)));
+  return true;
 }
 
 /* The CUDA API's entry points: cudaX and cuX (driver), and clang's own

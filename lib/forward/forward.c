@@ -112,7 +112,10 @@ static void store_tangent(Forward *f, LLVMValueRef store) {
     return;
   }
   LLVMValueRef copy = LLVMInstructionClone(store);
-  LLVMSetOperand(copy, 0, tangent_of(f, value, store));
+  /* A Const pointer into a launch's argument slot: Const there too. */
+  bool const_argument = kn_is_pointer_type(LLVMTypeOf(value)) && !is_varied(f, value) &&
+                        !LLVMIsAConstant(value) && cuda_is_argument_slot(ptr);
+  LLVMSetOperand(copy, 0, const_argument ? LLVMConstNull(LLVMTypeOf(value)) : tangent_of(f, value, store));
   LLVMSetOperand(copy, 1, tangent_of(f, ptr, store));
   kn_drop_metadata(copy);
   LLVMInsertIntoBuilder(f->b, copy);
@@ -240,6 +243,15 @@ static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
 static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0), stream = cuda_stream_operand(rule, call);
   switch (rule->kind) {
+  case RULE_LAUNCH: {
+    LLVMValueRef params = LLVMGetOperand(call, rule->arg);
+    if (cuda_launch_unsupported(call, f->sig->fn))
+      f->failed = true;
+    else
+      cuda_launch_tangent(f->b, call, is_varied(f, params) ? tangent_of(f, params, call) : NULL,
+                          f->sig->fn);
+    return true;
+  }
   case RULE_POSIX_MEMALIGN:
     if (is_varied(f, dst))
       LLVMBuildStore(f->b, cuda_shadow_alloc(f->b, rule, LLVMGetOperand(call, rule->arg), stream, f->sig->fn),
@@ -250,6 +262,10 @@ static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule)
       cuda_shadow_free(f->b, rule, tangent_of(f, dst, call), stream, f->sig->fn);
     return true;
   case RULE_MEMCPY:
+    if (cuda_symbol_copy_unsupported(&f->varied, rule, call, f->sig->fn)) {
+      f->failed = true;
+      return true;
+    }
     if (!is_varied(f, dst) || is_varied(f, LLVMGetOperand(call, 1)))
       return false;
     cuda_copy_reverse(f->b, NULL, tangent_of(f, dst, call), LLVMGetOperand(call, 2),

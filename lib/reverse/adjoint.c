@@ -320,6 +320,12 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1);
   LLVMValueRef stream = rev_primal(r, cuda_stream_operand(rule, call));
   switch (rule->kind) {
+  case RULE_LAUNCH: {
+    LLVMValueRef params = LLVMGetOperand(call, rule->arg);
+    cuda_launch_reverse(r->b, rev_primal(r, vmap_get(&r->shadow, call)),
+                        is_varied(r, params) ? rev_primal(r, rev_shadow_of(r, params, call)) : NULL);
+    return;
+  }
   case RULE_POSIX_MEMALIGN:
     cuda_shadow_free(r->b, rule, rev_primal(r, vmap_get(&r->shadow, call)), stream, r->sig->fn);
     return;
@@ -340,7 +346,8 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     LLVMValueRef kind = rule->kind == RULE_MEMCPY ? cuda_kind_operand(rule, call)
                                                   : LLVMConstInt(i32(), 4, 0);
     cuda_copy_reverse(r->b, moves ? rev_primal(r, rev_shadow_of(r, src, call)) : NULL,
-                      rev_primal(r, rev_shadow_of(r, dst, call)), rev_primal(r, LLVMGetOperand(call, 2)),
+                      rev_primal(r, rev_shadow_of(r, dst, call)),
+                      cuda_bytes(r->b, rule, rev_primal(r, LLVMGetOperand(call, 2))),
                       rev_primal(r, kind), stream, element, r->sig->fn);
     return;
   }

@@ -21,7 +21,7 @@ static bool has_shadow(Reverse *r, LLVMValueRef v) {
    * passed with a shadow. */
   bool aggregate_param = !kn_is_pointer_type(type) && LLVMIsAArgument(v);
   return is_varied(r, v) && ((kn_type_has_pointers(type) && !aggregate_param) ||
-                             (LLVMIsAInstruction(v) && activity_address_operand(&r->varied, v) >= 0));
+                             activity_is_address(&r->varied, v));
 }
 
 LLVMValueRef rev_shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
@@ -79,6 +79,7 @@ Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee)
     LLVMValueRef arg = LLVMGetOperand(call, i);
     sig.params[i] = !is_varied(r, arg)                        ? ACT_CONST
                     : kn_is_pointer_type(LLVMTypeOf(arg))     ? ACT_DUP
+                    : activity_is_address(&r->varied, arg)    ? ACT_DUP
                     : kn_type_has_floats(LLVMTypeOf(arg))     ? ACT_OUT
                                                               : ACT_CONST;
   }
@@ -227,10 +228,30 @@ static void augment_realloc(Reverse *r, LLVMValueRef call) {
   }
 }
 
+/* A driver-API launch stays; the runtime records it first, from the shadow
+ * of its argument array. The record is the call's "shadow", for the
+ * reverse sweep. */
+static void augment_cuda_launch(Reverse *r, LLVMValueRef call, const Rule *rule) {
+  if (cuda_launch_unsupported(call, r->sig->fn)) {
+    r->failed = true;
+    return;
+  }
+  LLVMValueRef params = LLVMGetOperand(call, rule->arg);
+  LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderBefore(before, call);
+  LLVMValueRef shadows = is_varied(r, params) ? rev_shadow_of(r, params, call) : NULL;
+  set_shadow(r, call, cuda_launch_augment(before, call, shadows, r->sig->fn));
+  LLVMDisposeBuilder(before);
+}
+
 /* CUDA memory calls: shadows from the runtime, which also keeps what
  * launches waiting for their reverse sweep read before it is overwritten. */
 static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0), stream = cuda_stream_operand(rule, call);
+  if (rule->kind == RULE_LAUNCH) {
+    augment_cuda_launch(r, call, rule);
+    return;
+  }
   if (rule->kind == RULE_POSIX_MEMALIGN) {
     LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, LLVMGetOperand(call, rule->arg), stream, r->sig->fn);
     vset_add(&r->shadow_code, LLVMBuildStore(r->ab, shadow, rev_shadow_of(r, dst, call)));
@@ -247,11 +268,12 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     LLVMInstructionEraseFromParent(call);
     break;
   case RULE_MEMCPY:
-    r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
+    r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn) ||
+                 cuda_symbol_copy_unsupported(&r->varied, rule, call, r->sig->fn);
     cuda_before_write(before, dst, LLVMGetOperand(call, 2), stream, r->sig->fn);
     break;
   case RULE_MEMSET:
-    cuda_before_write(before, dst, LLVMGetOperand(call, 2), stream, r->sig->fn);
+    cuda_before_write(before, dst, cuda_bytes(before, rule, LLVMGetOperand(call, 2)), stream, r->sig->fn);
     break;
   default:
     break;
@@ -384,8 +406,23 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   }
   if (op == LLVMStore) {
     LLVMValueRef value = LLVMGetOperand(inst, 0), at = LLVMGetOperand(inst, 1);
-    if (is_varied(r, at) && kn_is_pointer_type(LLVMTypeOf(value))) {
+    /* An address held in an integer (a CUdeviceptr) is stored as a pointer
+     * is: its shadow beside it, so that a launch's argument array finds it. */
+    bool unshadowed = !is_varied(r, value) && !LLVMIsAConstant(value);
+    if (is_varied(r, at) && kn_is_pointer_type(LLVMTypeOf(value)) && unshadowed &&
+        cuda_is_argument_slot(at)) {
+      /* A Const pointer into a launch's argument slot: Const there too. */
+      LLVMValueRef zero = shadow_twin(r, inst, 1, 1);
+      LLVMSetOperand(zero, 0, LLVMConstNull(LLVMTypeOf(value)));
+    } else if (is_varied(r, at) &&
+        (kn_is_pointer_type(LLVMTypeOf(value)) || activity_is_address(&r->varied, value))) {
       shadow_twin(r, inst, 0, 2);
+    } else if (is_varied(r, at) && kn_is_address_integer(LLVMTypeOf(value)) &&
+               LLVMIsAAllocaInst(kn_underlying_object(at))) {
+      /* One without a shadow (a Const CUdeviceptr) into a local slot: the
+       * slot's shadow is null, whatever it held before. */
+      LLVMValueRef zero = shadow_twin(r, inst, 1, 1);
+      LLVMSetOperand(zero, 0, LLVMConstNull(LLVMTypeOf(value)));
     } else {
       r->failed |= unsupported_unshadowed_write(&r->varied, inst, at, value, r->sig->fn);
       clear_shared_shadow(r, inst);

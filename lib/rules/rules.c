@@ -64,8 +64,13 @@ static const struct {
   unsigned arg;
   CudaCall cuda;
 } cuda_table[] = {
-#define CUDA(name, kind, arg, how, kind_arg, stream_arg) {name, kind, arg, {how, kind_arg, stream_arg}},
+#define CUDA(name, kind, arg, how, kind_arg, stream_arg)                                          \
+  {name, kind, arg, {how, kind_arg, stream_arg, 1, false}},
+#define CUDA_SET(name, unit, stream_arg) {name, RULE_MEMSET, 0, {0, -1, stream_arg, unit, false}},
+#define CUDA_TO_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, true}},
 #include "cuda.def"
+#undef CUDA_TO_SYMBOL
+#undef CUDA_SET
 #undef CUDA
 };
 

@@ -10,7 +10,6 @@
 //  - no store of logL: its results are not needed, and the forward loop that
 //    only fed them is gone (one loop over the data, not two).
 // REQUIRES: cuda
-// GPU-BUILD: none
 // RUN: %kinase-cc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx

@@ -12,6 +12,8 @@
 # With logdir, the full output of each test goes to logdir/<name>.log.
 #
 # A test that finds no CUDA device exits 2 with "NO CUDA DEVICE: ...".
+# A driver-API test loads its module from <its executable>.ptx, next to it
+# (text, not run here).
 set -u
 
 dir=$(cd "$(dirname "$0")" && pwd)

@@ -1,0 +1,115 @@
+/* Launches through an array of argument pointers in host code: the driver
+ * API's cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream,
+ * kernelParams, extra) and cuLaunchKernelEx(config, f, kernelParams, extra),
+ * and the runtime API's cudaLaunchKernel(kernel, grid, block, args, shmem,
+ * stream) called by the user (not by a kernel's stub, cuda/launch.c):
+ * RULE_LAUNCH rows of rules/cuda.def, as calls of the runtime
+ * (runtime/kinase_cuda.h).
+ *
+ * The compiler knows neither the kernel behind f nor its parameters: what
+ * it knows is the shadow of kernelParams. The user fills kernelParams with
+ * the addresses of argument slots (void *args[] = {&x, &n}); those slots
+ * are memory like any other, so the generators give the array and the
+ * slots their shadows and mirror the stores: a shadow slot holds the
+ * shadow of the pointer or CUdeviceptr stored into the slot, and stays
+ * zero (Const) where the value stored has none. The runtime reads the
+ * kernel's parameters from the kernel info of its module and takes each
+ * pointer parameter whose shadow slot holds a shadow as 'd', the rest as
+ * Const; the adjoint of a float parameter goes into its shadow slot, from
+ * where the reverse of the store into the slot takes it.
+ *
+ *   aug: __kinase_driver_launch_augment(...) just before the user's call
+ *        (which stays and launches the kernel) records the launch;
+ *   rev: __kinase_driver_launch_reverse(record, shadow array) launches the
+ *        reverse kernel;
+ *   fwd: __kinase_driver_launch_tangent(...) launches the forward kernel in
+ *        place of the user's call, whose result becomes CUDA_SUCCESS.
+ * Packed arguments (`extra`) are refused: their layout is the user's.
+ */
+#include "kinase.h"
+
+#include <string.h>
+
+/* The launch calls, told apart by their operand count: whether `extra`
+ * (always last) is there, and the runtime's entry points for them, which
+ * take the other operands, then the shadow of the argument array and
+ * `where`. */
+static const struct LaunchForm {
+  unsigned noperands;
+  bool extra;
+  const char *augment, *tangent;
+} forms[] = {
+    /* cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, kernelParams, extra) */
+    {11, true, "__kinase_driver_launch_augment", "__kinase_driver_launch_tangent"},
+    /* cuLaunchKernelEx(config, f, kernelParams, extra) */
+    {4, true, "__kinase_driver_launch_ex_augment", "__kinase_driver_launch_ex_tangent"},
+    /* cudaLaunchKernel(stub, grid, block, args, shmem, stream), each dim3
+     * passed as {x | y << 32, z} (the x86-64 C ABI) */
+    {8, false, "__kinase_direct_launch_augment", "__kinase_direct_launch_tangent"},
+};
+
+static const struct LaunchForm *form_of(LLVMValueRef call) {
+  for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+    if (LLVMGetNumArgOperands(call) == forms[i].noperands)
+      return &forms[i];
+  kn_die("launch call '%s' of unknown form", kn_function_name(kn_called_function(call)));
+}
+
+static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
+
+bool cuda_is_argument_slot(LLVMValueRef p) {
+  LLVMValueRef slot = kn_underlying_object(p);
+  if (!LLVMIsAAllocaInst(slot))
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    bool stored_into = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot &&
+                       LLVMGetOperand(user, 0) != slot;
+    bool address_stored = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == slot;
+    bool marker = LLVMIsACallInst(user) && kn_called_function(user) &&
+                  !strncmp(kn_function_name(kn_called_function(user)), "llvm.lifetime.", 14);
+    if (!stored_into && !address_stored && !marker)
+      return false;
+  }
+  return true;
+}
+
+bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject) {
+  unsigned last = LLVMGetNumArgOperands(call) - 1;
+  if (!form_of(call)->extra || LLVMIsNull(LLVMGetOperand(call, last)))
+    return false;
+  kn_error(call, subject, "%s with 'extra' (arguments packed in a buffer) is not supported: pass "
+                          "the kernel's arguments through kernelParams",
+           kn_function_name(kn_called_function(call)));
+  return true;
+}
+
+/* Calls the runtime's `entry` (augment or tangent) for `call`. */
+static LLVMValueRef call_runtime(LLVMBuilderRef b, const char *entry, LLVMTypeRef ret,
+                                 LLVMValueRef call, LLVMValueRef shadows, LLVMValueRef subject) {
+  LLVMValueRef args[16];
+  unsigned n = 0, nargs = LLVMGetNumArgOperands(call) - form_of(call)->extra;
+  for (unsigned i = 0; i < nargs; i++)
+    args[n++] = LLVMGetOperand(call, i);
+  args[n++] = shadows ? shadows : LLVMConstNull(ptr_type());
+  args[n++] = kn_constant_string(b, kn_function_name(subject));
+  return kn_call_libc(b, entry, ret, args, n);
+}
+
+LLVMValueRef cuda_launch_augment(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef shadows,
+                                 LLVMValueRef subject) {
+  return call_runtime(b, form_of(call)->augment, ptr_type(), call, shadows, subject);
+}
+
+void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef shadows) {
+  LLVMValueRef args[2] = {record, shadows ? shadows : LLVMConstNull(ptr_type())};
+  kn_call_libc(b, "__kinase_driver_launch_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 2);
+}
+
+void cuda_launch_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangents,
+                         LLVMValueRef subject) {
+  call_runtime(b, form_of(call)->tangent, LLVMVoidTypeInContext(kn_module.ctx), call, tangents,
+               subject);
+  LLVMReplaceAllUsesWith(call, LLVMConstNull(LLVMTypeOf(call)));
+  LLVMInstructionEraseFromParent(call);
+}

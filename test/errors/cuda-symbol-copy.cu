@@ -1,0 +1,38 @@
+// Copies between the host and __device__ / __constant__ variables in a
+// differentiated host function: such a variable has no shadow, so copying
+// values that carry derivatives into one (cudaMemcpyToSymbol of enzyme_dup
+// coefficients) is an error, as is reading one back (cudaMemcpyFromSymbol
+// has no rule: what kernels wrote there may depend on the inputs).
+// test/cuda/regress-symbol-copy.cu copies Const coefficients, which works.
+// REQUIRES: cuda
+// RUN: not %kinase-cc -g -O0 --cuda-host-only -S %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %kinase-cc -g -O2 --cuda-host-only -S %s -o /dev/null 2>&1 | FileCheck %s
+// CHECK-DAG: error: kinase: cannot differentiate '{{.*}}cudaMemcpyToSymbol{{.*}}': cudaMemcpyToSymbol copies values that carry derivatives into a __device__ or __constant__ variable, which has no shadow: pass them to the kernels as arguments
+// CHECK-DAG: error: kinase: cannot differentiate '{{.*}}cudaMemcpyFromSymbol{{.*}}': CUDA API function 'cudaMemcpyFromSymbol' has no derivative rule in Kinase
+#include <kinase.h>
+
+__constant__ float coef[2];
+__device__ float total;
+
+__global__ void scaled(float *y, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = coef[0] * x[i];
+}
+
+void active_coefficients(float *y, const float *x, int n, const float *c) {
+  cudaMemcpyToSymbol(coef, c, 2 * sizeof(float));
+  scaled<<<(n + 127) / 128, 128>>>(y, x, n);
+}
+
+float read_back(const float *x, int n) {
+  float t;
+  cudaMemcpyFromSymbol(&t, total, sizeof t);
+  return t * x[0];
+}
+
+void gradients(float *y, float *dy, const float *x, float *dx, int n, const float *c, float *dc) {
+  __enzyme_autodiff((void *)active_coefficients, enzyme_dupnoneed, y, dy, enzyme_dup, x, dx,
+                    enzyme_const, n, enzyme_dup, c, dc);
+  __enzyme_autodiff((void *)read_back, enzyme_dup, x, dx, enzyme_const, n);
+}

@@ -567,6 +567,8 @@ const Rule *rule_for_call(LLVMValueRef call);
 bool rule_inlinable(LLVMValueRef callee);
 /* Inlines fn's calls that rule_inlinable takes, `levels` levels deep. */
 void rule_inline_calls(LLVMValueRef fn, int levels);
+/* How deep device code is inlined before it is differentiated. */
+enum { DEVICE_INLINE_LEVELS = 4 };
 const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */
 const Rule *rule_for_name(const char *name);    /* a C name ("log1p"); NULL for none */
 PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for others */

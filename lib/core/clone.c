@@ -135,6 +135,11 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   copy_byval_params(sig->fn, copy);
   iter_bump(copy);
   devirt_indirect_calls(copy);
+  /* In device code a call differentiated as a call keeps a tape per call,
+   * which in a loop grows on the small device heap: the callees' bodies
+   * join the copy instead, where their values are recomputed. */
+  if (kn_module.gpu)
+    rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
   rule_inline_void_models(copy);
   if (!asm_lower_known(copy, sig->fn)) {
     LLVMDeleteFunction(copy);

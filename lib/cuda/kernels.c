@@ -191,8 +191,6 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
 
 /* ---- what is differentiated: the kernel with its calls inlined ---- */
 
-#define INLINE_DEPTH 4
-
 /* A copy of `kernel` with its calls inlined, a few levels deep: its
  * derivative then sees across what were calls which addresses a thread owns
  * and which memory it only reads, and keeps no tape between them. */
@@ -200,7 +198,7 @@ static LLVMValueRef inlined_copy(LLVMValueRef kernel) {
   char *name = kn_strdup_printf("kinase.inlined.%s", kn_function_name(kernel));
   LLVMValueRef copy = clone_function(kernel, name);
   free(name);
-  rule_inline_calls(copy, INLINE_DEPTH);
+  rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
   return copy;
 }
 

@@ -460,6 +460,10 @@ typedef enum {
 typedef LLVMValueRef (*PartialFn)(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef result,
                                   unsigned i);
 
+/* cxxlib.c: the C++ library's streams, locales and strings, by mangled
+ * name: no derivative flows through them. */
+bool cxxlib_is_inactive(const char *name);
+
 /* Builds the body of a model (RULE_MODEL) from its parameters. */
 typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMTypeRef result);
 

@@ -175,11 +175,11 @@ typedef struct {
 
 /* Whether the first operand after the function tags a header request. */
 bool cxx_is_grouped(LLVMValueRef first_operand);
-/* Reads the header's grouped operands `ops` (after the function) into
+/* Reads the header's grouped operands `ops` (after the function `fn`) into
  * `cxx` and the C ABI's order into `actual` (room for 3 * KN_MAX_PARAMS);
  * false with a reason in `why` when they have not the header's shape. */
-bool cxx_ungroup(LLVMValueRef *ops, unsigned n, CxxRequest *cxx, LLVMValueRef *actual,
-                 unsigned *nactual, char *why, size_t size);
+bool cxx_ungroup(LLVMValueRef fn, LLVMValueRef *ops, unsigned n, CxxRequest *cxx,
+                 LLVMValueRef *actual, unsigned *nactual, char *why, size_t size);
 void cxx_store(LLVMBuilderRef b, LLVMValueRef value, LLVMValueRef where);
 /* Stores the gradients of the enzyme_out arguments where they go. */
 void cxx_store_gradients(LLVMBuilderRef b, const CxxRequest *cxx, LLVMValueRef grads);
@@ -194,6 +194,10 @@ bool inline_request_holders(LLVMValueRef *calls, size_t n);
 /* The constant `value` is, through allocas stored once (a parameter passed
  * into an inlined function), or `value` itself. */
 LLVMValueRef inline_known_constant(LLVMValueRef value);
+/* Gives an inlined request the location of the call the user wrote (the
+ * outermost inlined-at), so that its errors point there, not into the
+ * header. */
+void inline_locate_in_caller(LLVMValueRef call);
 
 /* ---- derive.c: the derivative cache and work list ---- */
 

@@ -165,7 +165,7 @@ static bool operands(Request *r, LLVMValueRef *ops, unsigned *n) {
   LLVMValueRef grouped[3 * KN_MAX_PARAMS + 8];
   memcpy(grouped, ops, count * sizeof *ops);
   char why[160];
-  return cxx_ungroup(grouped, count, &r->cxx, ops, n, why, sizeof why) ||
+  return cxx_ungroup(r->fn, grouped, count, &r->cxx, ops, n, why, sizeof why) ||
          request_error(r, "%s", why);
 }
 
@@ -646,6 +646,7 @@ bool abi_lower_request(LLVMValueRef call, RequestKind kind) {
                .kind = kind,
                .mode = kind == REQ_FORWARD ? MODE_FORWARD : MODE_REVERSE,
                .b = LLVMCreateBuilderInContext(kn_module.ctx)};
+  inline_locate_in_caller(call);
   LLVMPositionBuilderBefore(r.b, call);
   bool ok = lower(&r);
   if (!ok && LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)

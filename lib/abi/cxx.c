@@ -37,12 +37,28 @@ static bool fail(char *why, size_t size, const char *text) {
   return false;
 }
 
-bool cxx_ungroup(LLVMValueRef *ops, unsigned n, CxxRequest *cxx, LLVMValueRef *actual,
-                 unsigned *nactual, char *why, size_t size) {
+/* A function returning a class in memory (std::vector<double> f(...))
+ * takes the result's place as a hidden first parameter (sret): it gets the
+ * primal result's place, with the tangent's as its shadow. */
+static bool returns_in_memory(LLVMValueRef fn, unsigned nargs) {
+  unsigned sret = LLVMGetEnumAttributeKindForName("sret", 4);
+  return LLVMCountParams(fn) == nargs + 1 && LLVMGetEnumAttributeAtIndex(fn, 1, sret);
+}
+
+/* enzyme_dup's global, declared if the module lacks it: a declaration no
+ * instruction uses is not emitted. */
+static LLVMValueRef dup_marker(void) {
+  LLVMValueRef g = LLVMGetNamedGlobal(kn_module.mod, "enzyme_dup");
+  return g ? g : LLVMAddGlobal(kn_module.mod, LLVMInt32TypeInContext(kn_module.ctx), "enzyme_dup");
+}
+
+bool cxx_ungroup(LLVMValueRef fn, LLVMValueRef *ops, unsigned n, CxxRequest *cxx,
+                 LLVMValueRef *actual, unsigned *nactual, char *why, size_t size) {
   *cxx = (CxxRequest){.grouped = true};
   if (n < HEAD || (n - HEAD) % 3 != 0)
-    return fail(why, size, "a request from <enzyme/enzyme> has lost its shape (is the header "
-                           "Kinase's own?)");
+    return fail(why, size, "enzyme::autodiff: an argument passed by value as several values (a "
+                           "struct passed by value) is not supported yet; pass it by pointer or "
+                           "reference");
   LLVMValueRef ret = ops[1];
   cxx->ret = global_named(ret, "enzyme_active_return") ? RET_ACTIVE
              : global_named(ret, "enzyme_dup_return")  ? RET_DUP
@@ -51,8 +67,13 @@ bool cxx_ungroup(LLVMValueRef *ops, unsigned n, CxxRequest *cxx, LLVMValueRef *a
   cxx->primal_out = ops[3];
   cxx->tangent_out = ops[4];
   unsigned k = (n - HEAD) / 3, count = 0;
-  if (k > KN_MAX_PARAMS)
+  if (k >= KN_MAX_PARAMS)
     return fail(why, size, "too many arguments");
+  if (returns_in_memory(fn, k)) {
+    actual[count++] = dup_marker();
+    actual[count++] = cxx->primal_out;
+    actual[count++] = cxx->tangent_out;
+  }
   for (unsigned i = 0; i < k; i++) {
     LLVMValueRef marker = ops[HEAD + i], extra = ops[HEAD + 2 * k + i];
     actual[count++] = marker;

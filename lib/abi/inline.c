@@ -136,3 +136,12 @@ bool inline_request_holders(LLVMValueRef *calls, size_t n) {
   arrfree(holders);
   return inlined;
 }
+
+void inline_locate_in_caller(LLVMValueRef call) {
+  LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call), outer;
+  if (!loc)
+    return;
+  while ((outer = LLVMDILocationGetInlinedAt(loc)))
+    loc = outer;
+  LLVMInstructionSetDebugLoc(call, loc);
+}

@@ -33,8 +33,10 @@ static bool read_only_alias(LLVMValueRef alias, LLVMValueRef slot) {
     LLVMValueRef user = LLVMGetUser(u);
     if (LLVMIsAStoreInst(user) && operand_is(user, 1, alias) && operand_is(user, 0, slot))
       continue;
+    if (is_lifetime_marker(user))
+      continue;
     if (!LLVMIsALoadInst(user))
-      return is_lifetime_marker(user);
+      return false;
     for (LLVMUseRef v = LLVMGetFirstUse(user); v; v = LLVMGetNextUse(v))
       if (!LLVMIsALoadInst(LLVMGetUser(v)))
         return false;

@@ -24,10 +24,11 @@ static bool is_lifetime_marker(LLVMValueRef user) {
 }
 
 /* `alias`, an alloca, holds `slot`'s address (a reference parameter's
- * alloca, at -O0) and is only read, and what is read only read through:
- * no write to `slot` goes through it. */
-static bool read_only_alias(LLVMValueRef alias, LLVMValueRef slot) {
-  if (!LLVMIsAAllocaInst(alias))
+ * alloca, at -O0) and is only read, and what is read is only read through
+ * or handed on to another such alias (the next template's parameter): no
+ * write to `slot` goes through it. */
+static bool read_only_alias(LLVMValueRef alias, LLVMValueRef slot, int depth) {
+  if (!LLVMIsAAllocaInst(alias) || depth > MAX_FORWARDS)
     return false;
   for (LLVMUseRef u = LLVMGetFirstUse(alias); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
@@ -37,9 +38,13 @@ static bool read_only_alias(LLVMValueRef alias, LLVMValueRef slot) {
       continue;
     if (!LLVMIsALoadInst(user))
       return false;
-    for (LLVMUseRef v = LLVMGetFirstUse(user); v; v = LLVMGetNextUse(v))
-      if (!LLVMIsALoadInst(LLVMGetUser(v)))
+    for (LLVMUseRef v = LLVMGetFirstUse(user); v; v = LLVMGetNextUse(v)) {
+      LLVMValueRef reader = LLVMGetUser(v);
+      bool handed_on = LLVMIsAStoreInst(reader) && operand_is(reader, 0, user) &&
+                       read_only_alias(LLVMGetOperand(reader, 1), user, depth + 1);
+      if (!LLVMIsALoadInst(reader) && !handed_on)
         return false;
+    }
   }
   return true;
 }
@@ -55,7 +60,7 @@ static LLVMValueRef only_store(LLVMValueRef slot) {
       return NULL;
     if (into)
       stored = LLVMGetOperand(user, 0);
-    else if (LLVMIsAStoreInst(user) && !read_only_alias(LLVMGetOperand(user, 1), slot))
+    else if (LLVMIsAStoreInst(user) && !read_only_alias(LLVMGetOperand(user, 1), slot, 0))
       return NULL;
     else if (!LLVMIsALoadInst(user) && !LLVMIsAStoreInst(user) && !is_lifetime_marker(user))
       return NULL;

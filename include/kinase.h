@@ -45,7 +45,8 @@ static __device__ int enzyme_dup;
 static __device__ int enzyme_dupnoneed;
 static __device__ int enzyme_const;
 static __device__ int enzyme_out;
-#else
+#elif !defined(KINASE_ENZYME_CXX)
+/* (<enzyme/enzyme>, included first, declared them as Enzyme's header does.) */
 extern int enzyme_dup;
 extern int enzyme_dupnoneed;
 extern int enzyme_const;

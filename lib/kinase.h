@@ -154,6 +154,8 @@ typedef enum {
 
 /* Lowers one __enzyme_* call; false on user error. */
 bool abi_lower_request(LLVMValueRef call, RequestKind kind);
+/* Replaces a call of __enzyme_virtualreverse(p) with p (see abi.c). */
+void abi_lower_virtualreverse(LLVMValueRef call);
 /* Gives each request's tape slot the size of its tape, where the pair is
  * generated: before a function holding requests is copied to be
  * differentiated (a second-order request), and once all are. */
@@ -168,6 +170,47 @@ void abi_drop_tape_slots_in(LLVMValueRef fn);
  * args holds the primals, each followed by its shadow where dup. Returns
  * the call of the reverse sweep (the adjoints of enzyme_out parameters). */
 LLVMValueRef abi_call_gradient(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n);
+
+/* ---- cxx.c: requests from <enzyme/enzyme> ---- */
+
+typedef enum { RET_ACTIVE, RET_CONST, RET_DUP } ReturnActivity;
+
+/* What a request from the C++ header wants done with its results; each
+ * goes through a pointer. */
+typedef struct {
+  bool grouped; /* the request comes from the header */
+  ReturnActivity ret;
+  bool primal;  /* the primal result is wanted */
+  LLVMValueRef primal_out, tangent_out;
+  LLVMValueRef grad_out[KN_MAX_PARAMS]; /* per enzyme_out argument, in order */
+  unsigned ngrad;
+} CxxRequest;
+
+/* Whether the first operand after the function tags a header request. */
+bool cxx_is_grouped(LLVMValueRef first_operand);
+/* Reads the header's grouped operands `ops` (after the function `fn`) into
+ * `cxx` and the C ABI's order into `actual` (room for 3 * KN_MAX_PARAMS);
+ * false with a reason in `why` when they have not the header's shape. */
+bool cxx_ungroup(LLVMValueRef fn, LLVMValueRef *ops, unsigned n, CxxRequest *cxx,
+                 LLVMValueRef *actual, unsigned *nactual, char *why, size_t size);
+void cxx_store(LLVMBuilderRef b, LLVMValueRef value, LLVMValueRef where);
+/* Stores the gradients of the enzyme_out arguments where they go. */
+void cxx_store_gradients(LLVMBuilderRef b, const CxxRequest *cxx, LLVMValueRef grads);
+
+/* ---- inline.c: requests whose function is a parameter ---- */
+
+/* Inlines into their callers the always_inline functions (the templates of
+ * <enzyme/enzyme>) holding requests among `calls` whose function is one of
+ * their parameters, and deletes those left unused. True if it inlined any:
+ * the caller finds the requests again, which may need another round. */
+bool inline_request_holders(LLVMValueRef *calls, size_t n);
+/* The constant `value` is, through allocas stored once (a parameter passed
+ * into an inlined function), or `value` itself. */
+LLVMValueRef inline_known_constant(LLVMValueRef value);
+/* Gives an inlined request the location of the call the user wrote (the
+ * outermost inlined-at), so that its errors point there, not into the
+ * header. */
+void inline_locate_in_caller(LLVMValueRef call);
 
 /* ---- derive.c: the derivative cache and work list ---- */
 
@@ -510,6 +553,10 @@ static inline bool rule_is_memory(RuleKind kind) {
 /* Emits d(result)/d(arg i) with `b`, given the call's arguments and result. */
 typedef LLVMValueRef (*PartialFn)(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef result,
                                   unsigned i);
+
+/* cxxlib.c: the C++ library's streams, locales and strings, by mangled
+ * name: no derivative flows through them. */
+bool cxxlib_is_inactive(const char *name);
 
 /* Builds the body of a model (RULE_MODEL) from its parameters. */
 typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMTypeRef result);

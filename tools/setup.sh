@@ -15,6 +15,7 @@ packages=(
   libstb-dev                                  # stb_ds.h (hash maps, arrays)
   python3 python3-psutil                      # lit, and its per-test timeout
   time                                        # bench/cuda-compile-time.sh (CPU seconds)
+  libeigen3-dev                               # Eigen, for the C++ tests (test/cpp)
 )
 
 if [[ ${1:-} == --list ]]; then

@@ -98,6 +98,7 @@ typedef struct {
   unsigned nactual;
   LLVMValueRef tape;      /* enzyme_tape's value, or NULL */
   LLVMValueRef allocated; /* enzyme_allocated's size, or NULL */
+  CxxRequest cxx;         /* a request from <enzyme/enzyme> (cxx.c) */
 } Request;
 
 static bool request_error(Request *r, const char *fmt, ...) {
@@ -154,12 +155,34 @@ static bool is_any_marker(LLVMValueRef arg) {
   return marker_of(arg) >= 0 || is_marker(arg, "enzyme_tape") || is_marker(arg, "enzyme_allocated");
 }
 
+/* The arguments after the function, in the C ABI's order: as the call has
+ * them, or regrouped when they come from <enzyme/enzyme>. */
+static bool operands(Request *r, LLVMValueRef *ops, unsigned *n) {
+  unsigned count = 0;
+  for (unsigned k = r->first + 1; k < LLVMGetNumArgOperands(r->call); k++) {
+    if (count == 3 * KN_MAX_PARAMS + 8)
+      return request_error(r, "too many arguments");
+    ops[count++] = LLVMGetOperand(r->call, k);
+  }
+  *n = count;
+  if (!count || !cxx_is_grouped(ops[0]))
+    return true;
+  LLVMValueRef grouped[3 * KN_MAX_PARAMS + 8];
+  memcpy(grouped, ops, count * sizeof *ops);
+  char why[160];
+  return cxx_ungroup(r->fn, grouped, count, &r->cxx, ops, n, why, sizeof why) ||
+         request_error(r, "%s", why);
+}
+
 /* Fills r->actual with the arguments after the function, taking out the
  * split-mode markers and their values. */
 static bool collect_actual(Request *r) {
-  unsigned n = LLVMGetNumArgOperands(r->call);
-  for (unsigned k = r->first + 1; k < n; k++) {
-    LLVMValueRef arg = LLVMGetOperand(r->call, k);
+  LLVMValueRef ops[3 * KN_MAX_PARAMS + 8];
+  unsigned n;
+  if (!operands(r, ops, &n))
+    return false;
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef arg = ops[k];
     if (unsupported_marker(arg))
       return request_error(r, "marker '%s' (Enzyme's batch mode) is not supported yet",
                            unsupported_marker(arg));
@@ -171,7 +194,7 @@ static bool collect_actual(Request *r) {
       return request_error(r, "marker '%s' %s", kn_value_name(marker_global(arg)),
                            split ? "must be followed by a value" : "belongs to split mode");
     if (slot) {
-      *slot = LLVMGetOperand(r->call, ++k);
+      *slot = ops[++k];
     } else {
       if (r->nactual == sizeof r->actual / sizeof *r->actual)
         return request_error(r, "too many arguments");
@@ -273,7 +296,7 @@ static bool lower(Request *r) {
   find_result(r);
   if (LLVMGetNumArgOperands(r->call) <= r->first)
     return request_error(r, "the function to differentiate must be the first argument");
-  LLVMValueRef target = kn_strip_casts(LLVMGetOperand(r->call, r->first));
+  LLVMValueRef target = inline_known_constant(LLVMGetOperand(r->call, r->first));
   if (!LLVMIsAFunction(target))
     return request_error(r, "the first argument must be a function, not %s",
                          LLVMIsAConstant(target) ? "a constant" : "a computed pointer");
@@ -302,7 +325,32 @@ static bool lower(Request *r) {
   }
 }
 
+/* A header request: the result's tangent and the primal result, as asked,
+ * each stored where it goes. */
+static bool call_forward_cxx(Request *r, Signature *sig, LLVMTypeRef ret) {
+  const CxxRequest *cxx = &r->cxx;
+  bool has_result = LLVMGetTypeKind(ret) != LLVMVoidTypeKind;
+  if (cxx->ret == RET_ACTIVE)
+    return request_error(r, "an Active result belongs to reverse mode: in forward mode the result "
+                            "of '%s' is Duplicated, DuplicatedNoNeed or Const",
+                         kn_function_name(r->fn));
+  sig->ret_tangent = cxx->ret == RET_DUP && has_result && kn_type_has_floats(ret);
+  sig->ret_primal = cxx->primal && has_result;
+  LLVMValueRef result =
+      LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), r->args, r->nargs, "");
+  globals_clear_before(result, r->fn);
+  if (sig->ret_tangent && sig->ret_primal) {
+    cxx_store(r->b, LLVMBuildExtractValue(r->b, result, 0, ""), cxx->primal_out);
+    cxx_store(r->b, LLVMBuildExtractValue(r->b, result, 1, ""), cxx->tangent_out);
+  } else if (sig->ret_tangent || sig->ret_primal) {
+    cxx_store(r->b, result, sig->ret_tangent ? cxx->tangent_out : cxx->primal_out);
+  }
+  return true;
+}
+
 static bool call_forward(Request *r, Signature *sig, LLVMTypeRef ret) {
+  if (r->cxx.grouped)
+    return call_forward_cxx(r, sig, ret);
   LLVMTypeRef declared = r->declared;
   sig->ret_tangent = LLVMGetTypeKind(declared) != LLVMVoidTypeKind && kn_type_has_floats(ret);
   LLVMValueRef result =
@@ -425,8 +473,8 @@ LLVMValueRef abi_call_gradient(LLVMBuilderRef b, Signature *sig, LLVMValueRef *a
   return LLVMBuildCall2(b, derive_type(sig), derive_get(sig), rev_args, n + 1, "");
 }
 
-static LLVMValueRef call_aug(Request *r, Signature *sig, LLVMTypeRef ret, bool adjacent) {
-  sig->ret_tangent = kn_is_float_type(ret);
+static LLVMValueRef call_aug(Request *r, Signature *sig, bool ret_tangent, bool adjacent) {
+  sig->ret_tangent = ret_tangent;
   sig->adjacent = adjacent;
   LLVMValueRef args[2 * KN_MAX_PARAMS + 3];
   memcpy(args, r->args, r->nargs * sizeof *args);
@@ -450,8 +498,30 @@ static LLVMValueRef call_rev(Request *r, Signature *sig, LLVMValueRef seed, LLVM
   return call;
 }
 
+/* A header request: the result is seeded with 1 when Active; the primal
+ * result and the gradients are stored where they go. */
+static bool call_gradient_cxx(Request *r, Signature *sig, LLVMTypeRef ret) {
+  const CxxRequest *cxx = &r->cxx;
+  if (cxx->ret == RET_DUP)
+    return request_error(r, "in reverse mode the result of '%s' is Active or Const, not "
+                            "Duplicated",
+                         kn_function_name(r->fn));
+  if (cxx->ret == RET_ACTIVE && !kn_is_float_type(ret))
+    return request_error(r, "the result of '%s' is Active but not a floating-point value",
+                         kn_function_name(r->fn));
+  LLVMValueRef aug = call_aug(r, sig, cxx->ret == RET_ACTIVE, true);
+  if (cxx->primal && LLVMGetTypeKind(ret) != LLVMVoidTypeKind)
+    cxx_store(r->b, LLVMBuildExtractValue(r->b, aug, 0, ""), cxx->primal_out);
+  LLVMValueRef seed = sig->ret_tangent ? math_const(ret, 1.0) : NULL;
+  LLVMValueRef grads = call_rev(r, sig, seed, last_field(r->b, aug, "tape"));
+  cxx_store_gradients(r->b, cxx, grads);
+  return true;
+}
+
 static bool call_gradient(Request *r, Signature *sig, LLVMTypeRef ret) {
-  LLVMValueRef aug = call_aug(r, sig, ret, true);
+  if (r->cxx.grouped)
+    return call_gradient_cxx(r, sig, ret);
+  LLVMValueRef aug = call_aug(r, sig, kn_is_float_type(ret), true);
   LLVMValueRef seed = sig->ret_tangent ? math_const(ret, 1.0) : NULL;
   return return_gradients(r, call_rev(r, sig, seed, last_field(r->b, aug, "tape")));
 }
@@ -474,7 +544,7 @@ static bool check_allocated_tape(Request *r) {
 static bool call_augment(Request *r, Signature *sig, LLVMTypeRef ret) {
   if (r->allocated && !check_allocated_tape(r))
     return false;
-  LLVMValueRef aug = call_aug(r, sig, ret, false);
+  LLVMValueRef aug = call_aug(r, sig, kn_is_float_type(ret), false);
   LLVMValueRef tape = last_field(r->b, aug, "tape");
   LLVMTypeRef declared = r->declared;
   if (r->allocated)
@@ -555,11 +625,36 @@ static void replace_invoke(LLVMValueRef invoke) {
   LLVMDisposeBuilder(b);
 }
 
+/* Enzyme's __enzyme_virtualreverse(f) makes the shadow of a function
+ * pointer or a vtable, for the shadow of an object that holds one. Kinase
+ * never reads such a shadow: it differentiates an indirect call by what the
+ * primal pointer holds (analysis/devirt.c). So the shadow is the pointer
+ * itself, which keeps the shadow object usable as the primal one is. */
+void abi_lower_virtualreverse(LLVMValueRef call) {
+  LLVMValueRef arg = LLVMGetNumArgOperands(call) ? LLVMGetOperand(call, 0) : NULL;
+  LLVMTypeRef type = LLVMTypeOf(call);
+  if (LLVMGetTypeKind(type) != LLVMVoidTypeKind) {
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+    LLVMPositionBuilderBefore(b, call);
+    bool ok = arg != NULL;
+    LLVMValueRef value = ok ? coerce(b, arg, type, &ok) : NULL;
+    LLVMDisposeBuilder(b);
+    if (!ok)
+      kn_error(call, NULL, "__enzyme_virtualreverse takes the function pointer or vtable to "
+                           "make a shadow of, and returns it");
+    LLVMReplaceAllUsesWith(call, ok ? value : LLVMGetPoison(type));
+  }
+  if (LLVMIsAInvokeInst(call))
+    replace_invoke(call);
+  LLVMInstructionEraseFromParent(call);
+}
+
 bool abi_lower_request(LLVMValueRef call, RequestKind kind) {
   Request r = {.call = call,
                .kind = kind,
                .mode = kind == REQ_FORWARD ? MODE_FORWARD : MODE_REVERSE,
                .b = LLVMCreateBuilderInContext(kn_module.ctx)};
+  inline_locate_in_caller(call);
   LLVMPositionBuilderBefore(r.b, call);
   bool ok = lower(&r);
   if (!ok && LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)

@@ -30,7 +30,7 @@ static const struct {
 
 /* Enzyme entry points Kinase does not implement yet: an error at the call
  * rather than an undefined symbol at link time. */
-static const char *const unsupported_entry_points[] = {"__enzyme_virtualreverse", "__enzyme_batch"};
+static const char *const unsupported_entry_points[] = {"__enzyme_batch"};
 
 static void refuse_unsupported(LLVMValueRef call) {
   LLVMValueRef callee = kn_called_function(call);
@@ -47,6 +47,24 @@ typedef struct {
   LLVMValueRef call;
   RequestKind kind;
 } Request;
+
+static bool is_virtualreverse(LLVMValueRef inst) {
+  LLVMValueRef callee = (LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst)) ? kn_called_function(inst) : NULL;
+  return callee && strstr(kn_function_name(callee), "__enzyme_virtualreverse");
+}
+
+/* Before the requests: their functions may run with these shadows. */
+static void lower_virtualreverse(void) {
+  LLVMValueRef *calls = NULL;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+        if (is_virtualreverse(inst))
+          arrput(calls, inst);
+  for (ptrdiff_t i = 0; i < arrlen(calls); i++)
+    abi_lower_virtualreverse(calls[i]);
+  arrfree(calls);
+}
 
 static int entry_point_of(LLVMValueRef call) {
   LLVMValueRef callee = kn_called_function(call);
@@ -74,6 +92,17 @@ static Request *find_requests(void) {
   return requests;
 }
 
+/* Requests in always_inline templates (<enzyme/enzyme>) learn their
+ * function once inlined into their callers (inline.c). */
+static bool inline_holders(Request *requests) {
+  LLVMValueRef *calls = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(requests); i++)
+    arrput(calls, requests[i].call);
+  bool inlined = inline_request_holders(calls, (size_t)arrlen(calls));
+  arrfree(calls);
+  return inlined;
+}
+
 /* Models are only templates for derivatives. */
 static void delete_models(void) {
   LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod);
@@ -95,7 +124,14 @@ static void set_module(LLVMModuleRef mod) {
 int kn_run_on_module(LLVMModuleRef mod) {
   set_module(mod);
   registry_read();
+  lower_virtualreverse();
   Request *requests = find_requests();
+  /* Each round inlines one level of templates (enzyme::autodiff calls
+   * detail::request); a few suffice, more would be a cycle. */
+  for (int round = 0; round < 8 && inline_holders(requests); round++) {
+    arrfree(requests);
+    requests = find_requests();
+  }
   for (ptrdiff_t i = 0; i < arrlen(requests); i++)
     abi_lower_request(requests[i].call, requests[i].kind);
   derive_drain();

@@ -35,11 +35,15 @@ static bool indirect_returns_fresh(LLVMValueRef call, int depth) {
 
 /* Whether `v` is memory just allocated: an allocation call, a call of a
  * function returning such memory, or (unoptimised code) a load of a local
- * slot every store to which is such memory. `depth` bounds the search. */
+ * slot every store to which is such memory. A null pointer counts too (its
+ * shadow is null): allocators return one for a size of zero. `depth` bounds
+ * the search. */
 static bool is_fresh(LLVMValueRef v, int depth) {
   if (depth > 6)
     return false;
   LLVMValueRef object = kn_underlying_object(v);
+  if (LLVMIsNull(object))
+    return true;
   if (LLVMIsACallInst(object)) {
     const Rule *rule = rule_for_call(object);
     if (rule)
@@ -77,7 +81,7 @@ static bool returns_fresh_memory(LLVMValueRef fn, int depth) {
       continue;
     if (!is_fresh(LLVMGetOperand(ret, 0), depth))
       return false;
-    any = true;
+    any |= !LLVMIsNull(LLVMGetOperand(ret, 0));
   }
   return any;
 }
@@ -205,6 +209,66 @@ int activity_address_operand(ValueSet *varied, LLVMValueRef inst) {
   }
 }
 
+/* Whether calling `fn` may store memory it allocates through a pointer it
+ * was given (a C++ constructor of a local std::vector): unknown external
+ * functions may. `depth` bounds the search. */
+static bool may_allocate(LLVMValueRef fn, int depth) {
+  const Rule *rule = rule_for_function(fn);
+  if (rule)
+    return rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC || rule->kind == RULE_REALLOC ||
+           rule->kind == RULE_POSIX_MEMALIGN;
+  if (LLVMIsDeclaration(fn))
+    return !LLVMGetIntrinsicID(fn);
+  if (depth > 6)
+    return true;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      if (LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst)) {
+        LLVMValueRef callee = kn_called_function(inst);
+        if (!callee || may_allocate(callee, depth + 1))
+          return true;
+      }
+  return false;
+}
+
+/* Whether the local memory at `address` may come to hold a derivative or a
+ * pointer with a shadow: a varied value is stored there, or the address
+ * escapes, or goes to a call that also gets a varied argument or may store
+ * fresh memory there. Loads do not count. */
+static bool local_memory_reached(ValueSet *varied, LLVMValueRef address, int depth) {
+  for (LLVMUseRef u = LLVMGetFirstUse(address); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsALoadInst(user) || LLVMIsAICmpInst(user))
+      continue;
+    if (LLVMIsAStoreInst(user)) {
+      if (LLVMGetOperand(user, 0) == address || vset_has(varied, LLVMGetOperand(user, 0)))
+        return true;
+      continue;
+    }
+    if (LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user)) {
+      if (depth > 8 || local_memory_reached(varied, user, depth + 1))
+        return true;
+      continue;
+    }
+    if (!LLVMIsACallInst(user) && !LLVMIsAInvokeInst(user))
+      return true;
+    LLVMValueRef callee = kn_called_function(user);
+    if (!callee || activity_any_operand(varied, user, 0, LLVMGetNumArgOperands(user)) ||
+        may_allocate(callee, 0))
+      return true;
+  }
+  return false;
+}
+
+/* Local memory has a shadow when a derivative can reach it. One that never
+ * holds anything varied has none, so what is loaded from it is not varied
+ * either: a C++ iterator over a Const container, whose operator++ and
+ * operator* are calls at the start of the pipeline, holds pointers into
+ * that container as a C pointer variable would. */
+static bool alloca_is_varied(ValueSet *varied, LLVMValueRef slot) {
+  return kn_type_has_floats(LLVMGetAllocatedType(slot)) || local_memory_reached(varied, slot, 0);
+}
+
 static bool inst_is_varied(ValueSet *varied, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   unsigned first, count;
@@ -220,7 +284,7 @@ static bool inst_is_varied(ValueSet *varied, LLVMValueRef inst) {
         return true;
     return false;
   case LLVMAlloca:
-    return true;
+    return alloca_is_varied(varied, inst);
   case LLVMAtomicRMW: /* the old value comes from the memory */
     return kn_is_atomic_accumulation(inst) && activity_any_operand(varied, inst, 0, 2);
   case LLVMCall:

@@ -234,7 +234,8 @@ const Rule *rule_for_function(LLVMValueRef fn) {
   unsigned id = LLVMGetIntrinsicID(fn);
   if (id)
     return hmget(by_intrinsic, id);
-  return shget(by_name, kn_function_name(fn));
+  const Rule *rule = shget(by_name, kn_function_name(fn));
+  return rule || !cxxlib_is_inactive(kn_function_name(fn)) ? rule : &inactive;
 }
 
 LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call) {

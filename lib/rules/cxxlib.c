@@ -1,0 +1,44 @@
+/* The C++ standard library's streams, locales and strings: no derivative
+ * flows through them, as none flows through printf. Their functions are
+ * many (one per character type and overload) and mostly declared, not
+ * defined, in a program (libstdc++ has them), so they are named here by the
+ * prefixes of their mangled names: the classes' members and the stream
+ * operators. Reading a number from a stream (operator>>) gives a constant. */
+#include "kinase.h"
+
+#include <string.h>
+
+static const char *const inactive_prefixes[] = {
+    /* std::ostream, std::istream, std::iostream (char), and the templates */
+    "_ZNSo", "_ZNKSo", "_ZNSi", "_ZNKSi", "_ZNSd", "_ZNKSd",
+    "_ZNSt13basic_ostream", "_ZNKSt13basic_ostream", "_ZNSt13basic_istream",
+    "_ZNKSt13basic_istream", "_ZNSt14basic_iostream",
+    /* their bases, buffers and file and string streams */
+    "_ZNSt9basic_ios", "_ZNKSt9basic_ios", "_ZNSt8ios_base", "_ZNKSt8ios_base",
+    "_ZNSt15basic_streambuf", "_ZNKSt15basic_streambuf", "_ZNSt13basic_filebuf",
+    "_ZNKSt13basic_filebuf", "_ZNSt14basic_ifstream", "_ZNKSt14basic_ifstream",
+    "_ZNSt14basic_ofstream", "_ZNKSt14basic_ofstream", "_ZNSt13basic_fstream",
+    "_ZNKSt13basic_fstream", "_ZNSt7__cxx1115basic_stringbuf", "_ZNKSt7__cxx1115basic_stringbuf",
+    "_ZNSt7__cxx1118basic_stringstream", "_ZNKSt7__cxx1118basic_stringstream",
+    "_ZNSt7__cxx1119basic_ostringstream", "_ZNKSt7__cxx1119basic_ostringstream",
+    "_ZNSt7__cxx1119basic_istringstream", "_ZNKSt7__cxx1119basic_istringstream",
+    /* std::locale */
+    "_ZNSt6locale", "_ZNKSt6locale",
+    /* std::string, its allocator, operator+ and std::to_string */
+    "_ZNSt7__cxx1112basic_string", "_ZNKSt7__cxx1112basic_string", "_ZNSaIcE", "_ZNSaIwE",
+    "_ZStplIcSt11char_traitsIcE", "_ZStplIwSt11char_traitsIwE", "_ZNSt7__cxx119to_string",
+    "_ZN9__gnu_cxx12__to_xstring",
+    /* operator<< and operator>> on streams, std::endl, std::flush, std::ends */
+    "_ZStlsI", "_ZStrsI", "_ZSt4endlI", "_ZSt5flushI", "_ZSt4endsI", "_ZSt16__ostream_insertI",
+    /* hashing of keys (std::unordered_map), the hash table's sizing */
+    "_ZSt11_Hash_bytes", "_ZSt15_Fnv_hash_bytes", "_ZNKSt8__detail20_Prime_rehash_policy",
+};
+
+bool cxxlib_is_inactive(const char *name) {
+  if (strncmp(name, "_ZN", 3) && strncmp(name, "_ZSt", 4))
+    return false;
+  for (size_t i = 0; i < sizeof inactive_prefixes / sizeof *inactive_prefixes; i++)
+    if (!strncmp(name, inactive_prefixes[i], strlen(inactive_prefixes[i])))
+      return true;
+  return false;
+}

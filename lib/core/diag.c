@@ -3,6 +3,8 @@
  * with the source location and fails the compilation. */
 #include "kinase.h"
 
+#include <string.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stb/stb_ds.h>
@@ -23,8 +25,25 @@ int kn_error_count(void) { return error_count; }
 
 void kn_capture_errors(char **first) { capture = first; }
 
+/* Code inlined from a header (CUDA's atomicAdd, clang's wrappers) is
+ * reported where the source file called it. */
+static bool in_header(LLVMMetadataRef loc) {
+  unsigned length = 0;
+  LLVMMetadataRef file = LLVMDIScopeGetFile(LLVMDILocationGetScope(loc));
+  const char *name = file ? LLVMDIFileGetFilename(file, &length) : NULL;
+  static const char *const suffixes[] = {".h", ".hpp", ".hh", ".inl"};
+  for (size_t i = 0; name && i < sizeof suffixes / sizeof *suffixes; i++) {
+    size_t n = strlen(suffixes[i]);
+    if (length >= n && !strncmp(name + length - n, suffixes[i], n))
+      return true;
+  }
+  return false;
+}
+
 static LLVMMetadataRef line_of(LLVMValueRef inst) {
   LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
+  while (loc && LLVMDILocationGetInlinedAt(loc) && in_header(loc))
+    loc = LLVMDILocationGetInlinedAt(loc);
   return loc && LLVMDILocationGetLine(loc) ? loc : NULL;
 }
 

@@ -1,21 +1,21 @@
 // What device code still cannot differentiate, each a located error, never a
 // racy or silently wrong derivative: the old value an atomicAdd returns used
 // in the result, atomicExch on differentiated memory, and extern __shared__
-// (dynamic) arrays, which have no shadow yet. The atomics are reported where
-// they are, in CUDA's atomicAdd and atomicExch (clang's header).
+// (dynamic) arrays, which have no shadow yet. The atomics, inside CUDA's
+// atomicAdd and atomicExch (clang's header), are reported where they are called.
 // REQUIRES: cuda
 // RUN: not %kinase-cc -g -O0 --cuda-device-only -S %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: not %kinase-cc -g -O2 --cuda-device-only -S %s -o /dev/null 2>&1 | FileCheck %s
 #include <kinase.h>
 
 __device__ float ticket(float *total, const float *x) {
-  // CHECK-DAG: __clang_cuda_device_functions.h:{{[0-9]+}}:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}AtomicAdd{{.*}}': it uses the value an atomicAdd returns (the old value)
+  // CHECK-DAG: {{.*}}device-atomics-and-dynamic-shared.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}ticket{{.*}}': it uses the value an atomicAdd returns (the old value)
   float before = atomicAdd(total, x[threadIdx.x]);
   return before * x[threadIdx.x];
 }
 
 __device__ float swap_in(float *slot, const float *x) {
-  // CHECK-DAG: __clang_cuda_device_functions.h:{{[0-9]+}}:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}AtomicExch{{.*}}': it uses an atomic operation other than atomicAdd
+  // CHECK-DAG: {{.*}}device-atomics-and-dynamic-shared.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}swap_in{{.*}}': it uses an atomic operation other than atomicAdd
   float old = atomicExch(slot, x[threadIdx.x] * 2.f);
   return old;
 }

@@ -92,12 +92,31 @@ bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i) {
          *(void *const *)shadows[i];
 }
 
-char kinase_rt_pattern_letter(const KinaseKernel *k, const char *modes, void **shadows, uint32_t i) {
+static bool read_only_floats(const KinaseKernel *k, uint32_t i) {
+  uint32_t p = k->params[i];
+  return (p & KINASE_PARAM_POINTER) && !(p & (KINASE_PARAM_NO_FLOATS | KINASE_PARAM_WRITTEN));
+}
+
+/* A kernel with more read-only float pointers than KINASE_ALL_PATTERNS_UP_TO
+ * has them all 'd' or all 'c'. */
+static bool all_read_only_used(const KinaseKernel *k, const char *modes, void **shadows) {
+  uint32_t count = 0;
+  bool any = false;
+  for (uint32_t i = 0; i < k->nparams; i++)
+    if (read_only_floats(k, i)) {
+      count++;
+      any |= kinase_rt_shadow_used(modes, shadows, i);
+    }
+  return count > KINASE_ALL_PATTERNS_UP_TO && any;
+}
+
+char kinase_rt_pattern_letter(const KinaseKernel *k, const char *kind, const char *modes, void **shadows,
+                              uint32_t i) {
   if (k->params[i] & KINASE_PARAM_NO_FLOATS)
     return 'c';
-  if (k->params[i] & KINASE_PARAM_WRITTEN)
+  if ((k->params[i] & KINASE_PARAM_WRITTEN) || !strcmp(kind, "kfwd"))
     return 'd';
-  return kinase_rt_shadow_used(modes, shadows, i) ? 'd' : 'c';
+  return kinase_rt_shadow_used(modes, shadows, i) || all_read_only_used(k, modes, shadows) ? 'd' : 'c';
 }
 
 /* Whether each letter of modes fits its parameter. */
@@ -152,7 +171,7 @@ CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const c
   bool unneeded = !strcmp(kind, "krev") && all_written_unneeded(k, modes, shadows);
   for (uint32_t i = 0; i < k->nparams; i++)
     if (k->params[i] & KINASE_PARAM_POINTER) {
-      char letter = kinase_rt_pattern_letter(k, modes, shadows, i);
+      char letter = kinase_rt_pattern_letter(k, kind, modes, shadows, i);
       bool written = (k->params[i] & KINASE_PARAM_WRITTEN) && letter == 'd';
       pattern[letters++] = unneeded && written ? 'n' : letter;
     }

@@ -87,7 +87,7 @@ static KinaseLaunch *record(const KinaseKernel *k, CUfunction reverse, const uin
       continue;
     if (kinase_rt_shadow_used(modes, shadows, i))
       l->shadows[i] = *(void *const *)shadows[i];
-    else if (kinase_rt_pattern_letter(k, modes, shadows, i) == 'd')
+    else if (kinase_rt_pattern_letter(k, "krev", modes, shadows, i) == 'd')
       l->shadows[i] = kinase_rt_scratch_shadow(k, i, *(void *const *)args[i], stream,
                                                &l->scratch[i], where);
   }
@@ -205,7 +205,7 @@ void kinase_rt_launch_tangent(const KinaseKernel *k, const uint32_t grid[3], con
     scratch[i] = shadow_values[i] = NULL;
     if (pointer && given)
       shadow_values[i] = *(void *const *)tangents[i];
-    if (pointer && !given && kinase_rt_pattern_letter(k, modes, tangents, i) == 'd') {
+    if (pointer && !given && kinase_rt_pattern_letter(k, "kfwd", modes, tangents, i) == 'd') {
       shadow_values[i] = kinase_rt_scratch_shadow(k, i, *(void *const *)args[i], stream,
                                                   &scratch[i], where);
       extra[i] = &shadow_values[i];

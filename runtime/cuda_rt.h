@@ -50,10 +50,12 @@ const KinaseKernel *kinase_rt_kernel_of(CUfunction f, const char *where);
 /* Whether pointer parameter i has a shadow in use: modes[i] is 'd' or 'n'
  * and shadows[i] points to a non-NULL pointer. */
 bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i);
-/* Its letter in PAT: fixed for pointers moving no floats ('c') and written
- * ones ('d', with a scratch shadow where Const), else whether the shadow is
- * used. */
-char kinase_rt_pattern_letter(const KinaseKernel *k, const char *modes, void **shadows, uint32_t i);
+/* Its letter in PAT of a `kind` ("krev" or "kfwd") kernel: fixed for
+ * pointers moving no floats ('c') and written ones ('d', with a scratch
+ * shadow where Const); in forward kernels 'd'; else whether the shadow is
+ * used, or one among many read-only pointers' is (kinase_cuda.h). */
+char kinase_rt_pattern_letter(const KinaseKernel *k, const char *kind, const char *modes, void **shadows,
+                              uint32_t i);
 /* The derivative kernel __kinase_<kind>_<PAT>_NAME ("krev" or "kfwd") for
  * these modes and shadows; exits with a message when there is none or the
  * modes do not fit the kernel. */

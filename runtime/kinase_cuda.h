@@ -17,7 +17,12 @@
  * KINASE_PARAM_NO_FLOATS are always 'c', and those with KINASE_PARAM_WRITTEN
  * always 'd' (for a Const one, the runtime passes a zeroed scratch shadow
  * of the allocation's size). That halves the kernels per such parameter
- * and keeps compile times close to clang's. Reverse kernels come in one
+ * and keeps compile times close to clang's. A kernel with more than
+ * KINASE_ALL_PATTERNS_UP_TO read-only float pointers has two patterns for
+ * them, all 'd' or all 'c': one shadow used among them makes them all 'd'
+ * (zeroed scratch shadows for the Const ones). Forward kernels exist for
+ * the all-'d' pattern only: a Const pointer's tangent is a zeroed scratch
+ * shadow. Reverse kernels come in one
  * more pattern, with every written float pointer 'n': its primal results
  * are not needed (enzyme_dupnoneed), so they are not stored, and the work
  * that only fed them goes; the runtime takes it when every such pointer is
@@ -36,6 +41,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Up to this many read-only float pointers, a kernel has reverse kernels
+ * for every pattern of them. */
+#define KINASE_ALL_PATTERNS_UP_TO 3
 
 #ifdef __cplusplus
 extern "C" {

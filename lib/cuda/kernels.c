@@ -20,10 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Kernels with more pointer parameters that may be Const get two patterns
- * only: all of them Const, or none. */
-#define ALL_PATTERNS_UP_TO 3
-
 /* While analysing: floats of a type not known move through the pointer
  * (KINASE_PARAM_NO_FLOATS is the absence of this, F32 and F64). */
 #define MOVES_FLOATS (1u << 31)
@@ -326,7 +322,7 @@ static char **patterns_for(const uint32_t *words) {
     k++;
   }
   letters[k] = 0;
-  bool every = nfree <= ALL_PATTERNS_UP_TO;
+  bool every = nfree <= KINASE_ALL_PATTERNS_UP_TO;
   for (unsigned mask = 0; mask < (every ? 1u << nfree : 2u); mask++) {
     for (unsigned j = 0; j < nfree; j++)
       letters[free_at[j]] = (every ? (mask >> j) & 1 : mask) ? 'c' : 'd';
@@ -413,7 +409,9 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   kn_capture_errors(&why);
   for (ptrdiff_t p = 0; p < arrlen(patterns); p++) {
     arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, patterns[p]));
-    arrput(made, derivative_kernel(kernel, body, words, flags, MODE_FORWARD, patterns[p]));
+    /* patterns[0] has every free pointer 'd': the one forward kernel. */
+    if (p == 0)
+      arrput(made, derivative_kernel(kernel, body, words, flags, MODE_FORWARD, patterns[p]));
     char *unneeded = unneeded_results(words, flags, patterns[p]);
     if (unneeded)
       arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, unneeded));

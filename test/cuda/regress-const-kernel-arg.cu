@@ -9,6 +9,7 @@
 // RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+// RUN: not grep kfwd_ddc %t.ptx
 // RUN: %kinase-cc %cudainc -O0 --cuda-host-only -S -emit-llvm %s -o %t.O0.ll
 // RUN: FileCheck %s --check-prefix=HOST --input-file=%t.O0.ll
 // RUN: %kinase-cc %cudainc -O2 --cuda-host-only -S -emit-llvm %s -o %t.ll
@@ -20,7 +21,7 @@
 // PTX: .global .align 4 .b8 __kinase_kinfo__Z6loglikPfPKfS1_ii
 // PTX-DAG: .entry __kinase_krev_ddc__Z6loglikPfPKfS1_ii(
 // PTX-DAG: .entry __kinase_krev_dcc__Z6loglikPfPKfS1_ii(
-// PTX-DAG: .entry __kinase_kfwd_ddc__Z6loglikPfPKfS1_ii(
+// PTX-DAG: .entry __kinase_kfwd_ddd__Z6loglikPfPKfS1_ii(
 //
 // The host passes no shadow for the Const data: its mode letter is 'c'; logLs,
 // dupnoneed and used for nothing but the launch, is 'n' (the runtime skips a

@@ -37,6 +37,7 @@
 #include <math.h>
 #include <vector>
 #include "cuda_check.h"
+#include "loglik_grad.h"
 
 enum { B = 4096, N = 64, P = 4 };
 
@@ -70,18 +71,11 @@ static double host_loglik(const double *t, const std::vector<float> &x) {
 int main(void) {
   require_device();
   std::vector<float> th(B * P), x(2 * N), seed(B, 1.0f), tangent(B * P);
-  for (int k = 0; k < N; k++) {
-    x[2 * k] = sinf(0.37f * k);
-    x[2 * k + 1] = 0.5f * cosf(0.11f * k) - 0.2f;
-  }
-  for (int i = 0; i < B; i++) {
-    th[P * i + 0] = 0.1f * (i % 7) - 0.3f;
-    th[P * i + 1] = 0.05f * (i % 5);
-    th[P * i + 2] = 0.8f + 0.01f * (i % 13);
-    th[P * i + 3] = 1.1f - 0.02f * (i % 11);
+  loglik_data(x.data(), N);
+  loglik_thetas(th.data(), B);
+  for (int i = 0; i < B; i++)
     for (int p = 0; p < P; p++)
       tangent[P * i + p] = 0.25f * (p + 1) - 0.1f * (i % 3);
-  }
   float *d_th, *d_dth, *d_x, *d_logL, *d_dlogL;
   check_cuda(cudaMalloc(&d_th, B * P * sizeof(float)), "cudaMalloc");
   check_cuda(cudaMalloc(&d_dth, B * P * sizeof(float)), "cudaMalloc");
@@ -112,18 +106,12 @@ int main(void) {
   check_cuda(cudaMemcpy(dir.data(), d_dir, B * sizeof(float), cudaMemcpyDeviceToHost), "copy");
 
   for (int i = 0; i < B; i++) {
-    double mu1 = th[P * i], mu2 = th[P * i + 1], s1 = th[P * i + 2], s2 = th[P * i + 3];
-    double g[P] = {0, 0, -N / s1, -N / s2};
-    for (int k = 0; k < N; k++) {
-      double e1 = x[2 * k] - mu1, e2 = x[2 * k + 1] - mu2;
-      g[0] += e1 / (s1 * s1);
-      g[1] += e2 / (s2 * s2);
-      g[2] += e1 * e1 / (s1 * s1 * s1);
-      g[3] += e2 * e2 / (s2 * s2 * s2);
-    }
+    double g[P];
+    loglik_gradient(&th[P * i], x.data(), N, g);
     if (i == 5)
       for (int p = 0; p < P; p++) {
-        double up[P] = {mu1, mu2, s1, s2}, down[P] = {mu1, mu2, s1, s2}, h = 1e-6;
+        double up[P] = {th[P * i], th[P * i + 1], th[P * i + 2], th[P * i + 3]}, h = 1e-6;
+        double down[P] = {up[0], up[1], up[2], up[3]};
         up[p] += h;
         down[p] -= h;
         require_exact(g[p], (host_loglik(up, x) - host_loglik(down, x)) / (2 * h), 1e-5,

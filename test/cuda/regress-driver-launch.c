@@ -89,15 +89,9 @@ int main(int argc, char **argv) {
   CUmodule module = require_device_module(argv[0]);
   check_cu(cuModuleGetFunction(&loglik, module, "loglik"), "cuModuleGetFunction loglik");
   check_cu(cuModuleGetFunction(&scale, module, "scale"), "cuModuleGetFunction scale");
-  for (int k = 0; k < N; k++) {
-    x[2 * k] = sinf(0.37f * k);
-    x[2 * k + 1] = 0.5f * cosf(0.11f * k) - 0.2f;
-  }
+  loglik_data(x, N);
+  loglik_thetas(th, B);
   for (int i = 0; i < B; i++) {
-    th[P * i + 0] = 0.1f * (i % 7) - 0.3f;
-    th[P * i + 1] = 0.05f * (i % 5);
-    th[P * i + 2] = 0.8f + 0.01f * (i % 13);
-    th[P * i + 3] = 1.1f - 0.02f * (i % 11);
     seed[i] = 1.0f;
     for (int p = 0; p < P; p++)
       tangent[P * i + p] = 0.25f * (p + 1) - 0.1f * (i % 3);

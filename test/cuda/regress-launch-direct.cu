@@ -55,18 +55,11 @@ void apply_scale(float *out, const float *in, float alpha, int n) {
 int main(void) {
   require_device();
   std::vector<float> th(B * P), x(2 * N), seed(B, 1.0f), tangent(B * P);
-  for (int k = 0; k < N; k++) {
-    x[2 * k] = sinf(0.37f * k);
-    x[2 * k + 1] = 0.5f * cosf(0.11f * k) - 0.2f;
-  }
-  for (int i = 0; i < B; i++) {
-    th[P * i + 0] = 0.1f * (i % 7) - 0.3f;
-    th[P * i + 1] = 0.05f * (i % 5);
-    th[P * i + 2] = 0.8f + 0.01f * (i % 13);
-    th[P * i + 3] = 1.1f - 0.02f * (i % 11);
+  loglik_data(x.data(), N);
+  loglik_thetas(th.data(), B);
+  for (int i = 0; i < B; i++)
     for (int p = 0; p < P; p++)
       tangent[P * i + p] = 0.25f * (p + 1) - 0.1f * (i % 3);
-  }
   float *d_th = device_alloc<float>(B * P), *d_dth = device_alloc<float>(B * P);
   float *d_x = device_alloc<float>(2 * N), *d_logL = device_alloc<float>(B);
   float *d_dlogL = device_alloc<float>(B), *d_t = device_alloc<float>(B * P);

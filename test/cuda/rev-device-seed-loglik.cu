@@ -30,6 +30,7 @@
 #include <math.h>
 #include <vector>
 #include "cuda_check.h"
+#include "loglik_grad.h"
 
 enum { B = 1 << 16, N = 64, P = 4 };
 
@@ -54,17 +55,10 @@ __global__ void gradients(float *logL, float *dlogL, const float *th, float *dth
 int main(void) {
   require_device();
   std::vector<float> th(B * P), x(2 * N), seed(B);
-  for (int k = 0; k < N; k++) {
-    x[2 * k] = sinf(0.37f * k);
-    x[2 * k + 1] = 0.5f * cosf(0.11f * k) - 0.2f;
-  }
-  for (int i = 0; i < B; i++) {
-    th[P * i + 0] = 0.1f * (i % 7) - 0.3f;
-    th[P * i + 1] = 0.05f * (i % 5);
-    th[P * i + 2] = 0.8f + 0.01f * (i % 13);
-    th[P * i + 3] = 1.1f - 0.02f * (i % 11);
+  loglik_data(x.data(), N);
+  loglik_thetas(th.data(), B);
+  for (int i = 0; i < B; i++)
     seed[i] = 1.0f + 0.25f * (i % 3);
-  }
   float *d_th = to_device(th), *d_x = to_device(x), *d_seed = to_device(seed);
   float *d_dth = device_alloc<float>(B * P), *d_logL = device_alloc<float>(B);
   check_cuda(cudaMemset(d_dth, 0, B * P * sizeof(float)), "memset");
@@ -80,15 +74,8 @@ int main(void) {
   from_device(g, d_dth);
   from_device(g2, d_dth2);
   for (int i = 0; i < B; i += 7) {
-    double mu1 = th[P * i], mu2 = th[P * i + 1], s1 = th[P * i + 2], s2 = th[P * i + 3];
-    double want[P] = {0, 0, -N / s1, -N / s2};
-    for (int k = 0; k < N; k++) {
-      double e1 = x[2 * k] - mu1, e2 = x[2 * k + 1] - mu2;
-      want[0] += e1 / (s1 * s1);
-      want[1] += e2 / (s2 * s2);
-      want[2] += e1 * e1 / (s1 * s1 * s1);
-      want[3] += e2 * e2 / (s2 * s2 * s2);
-    }
+    double want[P];
+    loglik_gradient(&th[P * i], x.data(), N, want);
     for (int p = 0; p < P; p++) {
       check_close(g[P * i + p], seed[i] * want[p], 2e-4, "dlogL[%d]/dtheta[%d]", i, p);
       check_close(g2[P * i + p], seed[i] * want[p], 2e-4, "again: dlogL[%d]/dtheta[%d]", i, p);

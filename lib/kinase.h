@@ -58,6 +58,9 @@ bool kn_is_pointer_type(LLVMTypeRef type);
 /* An atomic fadd or fsub (atomicAdd on floats): an accumulation, which the
  * generators differentiate, unlike other atomics. */
 bool kn_is_atomic_accumulation(LLVMValueRef inst);
+/* An extern __shared__ array: a declaration in shared memory, which the
+ * launch sizes (dynamic shared memory). */
+bool kn_is_extern_shared(LLVMValueRef v);
 /* An integer as wide as a pointer: it may hold an address (CUdeviceptr). */
 bool kn_is_address_integer(LLVMTypeRef type);
 LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */

@@ -133,9 +133,6 @@ static unsigned globals_alignment(LLVMValueRef g) {
   return align ? align : LLVMABIAlignmentOfType(kn_module.layout, LLVMGlobalGetValueType(g));
 }
 
-/* Shared memory on the GPU cannot be initialised; its shadow, shared memory
- * too, is cleared wherever the primal is written (reverse/augment.c). */
-enum { SHARED_ADDRESS_SPACE = KN_SHARED_ADDRESS_SPACE };
 
 static LLVMValueRef globals_shadow(LLVMValueRef g) {
   LLVMValueRef shadow = vmap_get(&shadows, g);
@@ -146,7 +143,9 @@ static LLVMValueRef globals_shadow(LLVMValueRef g) {
   char *name = kn_strdup_printf("__kinase_shadow_%s", kn_value_name(g));
   shadow = LLVMAddGlobalInAddressSpace(kn_module.mod, type, name, space);
   free(name);
-  LLVMSetInitializer(shadow, space == SHARED_ADDRESS_SPACE ? LLVMGetUndef(type) : LLVMConstNull(type));
+  /* Shared memory on the GPU cannot be initialised; its shadow, shared
+   * memory too, is cleared wherever the primal is written (reverse/augment.c). */
+  LLVMSetInitializer(shadow, space == KN_SHARED_ADDRESS_SPACE ? LLVMGetUndef(type) : LLVMConstNull(type));
   LLVMSetLinkage(shadow, LLVMInternalLinkage);
   LLVMSetAlignment(shadow, globals_alignment(g));
   LLVMSetThreadLocalMode(shadow, LLVMGetThreadLocalMode(g));
@@ -293,7 +292,7 @@ static void clear_shadows(LLVMBuilderRef b, LLVMValueRef fn) {
   ValueSet seen = {0}, found = {0};
   collect_reached(fn, has_shadow, &seen, &found);
   for (LLVMValueRef g = LLVMGetFirstGlobal(kn_module.mod); g; g = LLVMGetNextGlobal(g)) {
-    if (!vset_has(&found, g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == SHARED_ADDRESS_SPACE)
+    if (!vset_has(&found, g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == KN_SHARED_ADDRESS_SPACE)
       continue;
     LLVMTypeRef type = LLVMGlobalGetValueType(g);
     LLVMValueRef size = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),

@@ -274,3 +274,8 @@ bool kn_is_atomic_accumulation(LLVMValueRef inst) {
   return (op == LLVMAtomicRMWBinOpFAdd || op == LLVMAtomicRMWBinOpFSub) &&
          kn_is_float_type(LLVMTypeOf(LLVMGetOperand(inst, 1)));
 }
+
+bool kn_is_extern_shared(LLVMValueRef v) {
+  return LLVMIsAGlobalVariable(v) && LLVMIsDeclaration(v) &&
+         LLVMGetPointerAddressSpace(LLVMTypeOf(v)) == KN_SHARED_ADDRESS_SPACE;
+}

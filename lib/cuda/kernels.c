@@ -187,9 +187,10 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
 
 /* ---- what is differentiated: the kernel with its calls inlined ---- */
 
-/* A copy of `kernel` with its calls inlined, a few levels deep: its
- * derivative then sees across what were calls which addresses a thread owns
- * and which memory it only reads, and keeps no tape between them. */
+/* A copy of `kernel` with its calls inlined, a few levels deep, as every
+ * copy differentiated in device code is (core/clone.c): inlined here
+ * already, so that the extern __shared__ arrays its callees use are seen
+ * and become the copy's parameter (cuda/shared.c). */
 static LLVMValueRef inlined_copy(LLVMValueRef kernel) {
   char *name = kn_strdup_printf("kinase.inlined.%s", kn_function_name(kernel));
   LLVMValueRef copy = clone_function(kernel, name);

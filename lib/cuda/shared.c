@@ -13,13 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_extern_shared(LLVMValueRef v) {
-  return LLVMIsAGlobalVariable(v) && LLVMIsDeclaration(v) &&
-         LLVMGetPointerAddressSpace(LLVMTypeOf(v)) == KN_SHARED_ADDRESS_SPACE;
-}
-
 static bool mentions_extern_shared(LLVMValueRef v, int depth) {
-  if (is_extern_shared(v))
+  if (kn_is_extern_shared(v))
     return true;
   if (!LLVMIsAConstantExpr(v) || depth > 8)
     return false;
@@ -32,7 +27,7 @@ static bool mentions_extern_shared(LLVMValueRef v, int depth) {
 /* `v` with the arrays replaced by `base`: a constant expression around one
  * becomes instructions (GEPs and casts are what address arrays). */
 static LLVMValueRef rebased(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef base) {
-  if (is_extern_shared(v))
+  if (kn_is_extern_shared(v))
     return base;
   if (!mentions_extern_shared(v, 0))
     return v;

@@ -111,8 +111,7 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
   LLVMValueRef base = kn_underlying_object(dst);
   if (vset_has(varied, dst) || !vset_has(varied, data))
     return false;
-  if (LLVMIsAGlobalVariable(base) && LLVMIsDeclaration(base) &&
-      LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == KN_SHARED_ADDRESS_SPACE) {
+  if (kn_is_extern_shared(base)) {
     kn_error(inst, subject,
              "it stores a differentiated value into extern __shared__ array '%s' (dynamic shared "
              "memory), which Kinase gives no shadow yet; declare it with a static size",

@@ -10,9 +10,10 @@
 // against a hand-written analytic gradient kernel alone (same clang), and,
 // as a variant, the per-thread device-side request of issue 11 (the same
 // function with an output pointer, differentiated inside a kernel).
-// Prints milliseconds (median of REPEAT) and the ratios; checks that all
+// Prints milliseconds (median of BENCH_REPEAT) and the ratios; checks that all
 // three gradients agree. Build: kinase-cc -O2 --cuda-gpu-arch=sm_90.
 #include <kinase.h>
+#include "cuda_timing.h"
 #include <algorithm>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -22,16 +23,8 @@
 #include <unistd.h>
 #include <vector>
 
-enum { P = 4, BLOCK = 256, REPEAT = 15 };
+enum { P = 4, BLOCK = 256 };
 
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(err_));                            \
-      exit(1);                                                                                 \
-    }                                                                                          \
-  } while (0)
 
 __device__ void loglik_one(float *logL, const float *th, const float *x, int n) {
   float mu1 = th[0], mu2 = th[1], s1 = th[2], s2 = th[3];
@@ -83,25 +76,6 @@ __global__ void device_request(float *logL, float *dlogL, const float *th, float
                       th + P * i, dth + P * i, enzyme_const, x, enzyme_const, n);
 }
 
-template <class F> static float median_ms(F run) {
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  run(); /* warm up: module loading, the runtime's lookups */
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> times;
-  for (int r = 0; r < REPEAT; r++) {
-    CHECK(cudaEventRecord(start));
-    run();
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  std::sort(times.begin(), times.end());
-  return times[REPEAT / 2];
-}
 
 static double max_relative_error(const std::vector<float> &got, const std::vector<float> &want) {
   double worst = 0;
@@ -193,7 +167,7 @@ static int run_size(int b, int n) {
  * out of device heap ends its CUDA context, not the other sizes' runs. */
 int main(void) {
   static const int sizes[][2] = {{1 << 20, 1000}, {1 << 24, 16}, {1 << 16, 100000}};
-  printf("median of %d runs, times of the GPU (CUDA events)\n", REPEAT);
+  printf("median of %d runs, times of the GPU (CUDA events)\n", BENCH_REPEAT);
   fflush(stdout);
   int bad = 0;
   const char *only = getenv("KINASE_BENCH_SIZE"); /* 0, 1 or 2: that size alone */

@@ -61,6 +61,8 @@ bool kn_is_atomic_accumulation(LLVMValueRef inst);
 /* An extern __shared__ array: a declaration in shared memory, which the
  * launch sizes (dynamic shared memory). */
 bool kn_is_extern_shared(LLVMValueRef v);
+bool kn_call_is_pure(LLVMValueRef call);
+void kn_set_unroll_count(LLVMValueRef branch, unsigned count);
 /* An integer as wide as a pointer: it may hold an address (CUdeviceptr). */
 bool kn_is_address_integer(LLVMTypeRef type);
 LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
@@ -289,6 +291,7 @@ LLVMValueRef devirt_fallback_shadow(LLVMValueRef call, LLVMValueRef subject);
  * callee is unknown. */
 void devirt_guard_fallback(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
 void simplify_after(LLVMValueRef fn);
+void simplify_unroll_loops(LLVMValueRef fn, unsigned count);
 void strip_debug_locations(LLVMValueRef fn);
 
 /* ---- registry.c: the user's custom rules ---- */
@@ -500,6 +503,11 @@ bool cuda_thread_owns(LLVMValueRef address);
 /* Emits: is the launch one-dimensional (blockDim.y = blockDim.z = gridDim.y =
  * gridDim.z = 1)? */
 LLVMValueRef cuda_launch_is_linear(LLVMBuilderRef b);
+/* Whether `address` may be the same in every lane of a warp: it depends on
+ * no thread index within the block, no memory and no call (a scatter
+ * dr[j] += ... in a loop over j). Only a hint: the code that aggregates the
+ * lanes' adds checks at run time that the lanes agree. */
+bool cuda_may_be_warp_uniform(LLVMValueRef address);
 /* Whether `shadow`, an argument of the device-side `request` for pointer
  * parameter i of `fn`, is the thread's alone: base + S * gid + c with base
  * a parameter used for nothing else, and fn touching at most S - c bytes
@@ -517,6 +525,16 @@ void cuda_mirror_barrier(LLVMBuilderRef b, LLVMValueRef call, const WarpOp *op, 
  * args: the shuffle's arguments as the reverse sweep sees them. May leave
  * `b` in a new block. */
 LLVMValueRef cuda_shuffle_transpose(LLVMBuilderRef b, const WarpOp *op, LLVMValueRef *args, LLVMValueRef dy);
+/* Emits a branch to `agree` when all 32 lanes of the warp are here, each at
+ * the same `addresses` (only then may their adds be summed across the warp,
+ * cuda_warp_total), else to `disagree`. */
+void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, unsigned n,
+                                   LLVMBasicBlockRef agree, LLVMBasicBlockRef disagree);
+/* The sums of n values (n <= 32, one type) over a full warp: this lane's
+ * share is the total of values[*index]; cuda_holds_total says whether it
+ * holds one (each total is in exactly one lane). */
+LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index);
+LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index);
 /* The shuffle's tangent: the same shuffle of the value's tangent. */
 LLVMValueRef cuda_shuffle_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangent);
 
@@ -618,7 +636,7 @@ bool rule_inlinable(LLVMValueRef callee);
 /* Inlines fn's calls that rule_inlinable takes, `levels` levels deep. */
 void rule_inline_calls(LLVMValueRef fn, int levels);
 /* How deep device code is inlined before it is differentiated. */
-enum { DEVICE_INLINE_LEVELS = 4 };
+enum { DEVICE_INLINE_LEVELS = 4, DEVICE_REVERSE_UNROLL = 4 };
 const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */
 const Rule *rule_for_name(const char *name);    /* a C name ("log1p"); NULL for none */
 PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for others */

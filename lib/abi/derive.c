@@ -228,6 +228,8 @@ static void generate(Job *job) {
     }
     strip_debug_locations(fns[i]);
     simplify_after(fns[i]);
+    if (kn_module.gpu && fns[i] == job->deriv && job->sig.mode != MODE_FORWARD)
+      simplify_unroll_loops(fns[i], DEVICE_REVERSE_UNROLL);
     if (kn_want_print()) {
       char *text = LLVMPrintValueToString(fns[i]);
       fputs(text, stderr);

@@ -279,3 +279,29 @@ bool kn_is_extern_shared(LLVMValueRef v) {
   return LLVMIsAGlobalVariable(v) && LLVMIsDeclaration(v) &&
          LLVMGetPointerAddressSpace(LLVMTypeOf(v)) == KN_SHARED_ADDRESS_SPACE;
 }
+
+/* A call that neither reads nor writes memory: memory(none) on the call or
+ * on its callee. */
+bool kn_call_is_pure(LLVMValueRef call) {
+  unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
+  LLVMAttributeRef at = LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, memory);
+  LLVMValueRef callee = kn_called_function(call);
+  if (!at && callee)
+    at = LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, memory);
+  return at && LLVMGetEnumAttributeValue(at) == 0;
+}
+
+/* Asks LLVM's unroller for `count` copies of the loop whose latch ends in
+ * `branch` (llvm.loop.unroll.count; the remainder runs in a loop of its
+ * own). The loop's ID refers to itself: made with a temporary node. */
+void kn_set_unroll_count(LLVMValueRef branch, unsigned count) {
+  LLVMContextRef c = kn_module.ctx;
+  static const char key[] = "llvm.loop.unroll.count";
+  LLVMMetadataRef hint[2] = {LLVMMDStringInContext2(c, key, sizeof key - 1),
+                             LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(c), count, 0))};
+  LLVMMetadataRef self = LLVMTemporaryMDNode(c, NULL, 0);
+  LLVMMetadataRef id[2] = {self, LLVMMDNodeInContext2(c, hint, 2)};
+  LLVMMetadataRef loop = LLVMMDNodeInContext2(c, id, 2);
+  LLVMMetadataReplaceAllUsesWith(self, loop);
+  LLVMSetMetadata(branch, LLVMGetMDKindIDInContext(c, "llvm.loop", 9), LLVMMetadataAsValue(c, loop));
+}

@@ -336,3 +336,26 @@ LLVMValueRef cuda_launch_is_linear(LLVMBuilderRef b) {
   return LLVMBuildICmp(b, LLVMIntEQ, product, LLVMConstInt(LLVMInt32TypeInContext(kn_module.ctx), 1, 0),
                        "linear.launch");
 }
+
+/* Whether `v` may differ between the lanes of a warp: it depends on the
+ * thread's index in its block or lane, on memory, or on a call. */
+static bool varies_by_lane(LLVMValueRef v, ValueSet *seen, int depth) {
+  if (!LLVMIsAInstruction(v) || !vset_add(seen, v))
+    return false;
+  if (register_read(v))
+    return reads_register(v, "llvm.nvvm.read.ptx.sreg.tid.") ||
+           reads_register(v, "llvm.nvvm.read.ptx.sreg.laneid");
+  if (depth > 32 || LLVMIsALoadInst(v) || LLVMIsACallInst(v) || LLVMIsAInvokeInst(v))
+    return true;
+  for (int i = 0; i < LLVMGetNumOperands(v); i++)
+    if (varies_by_lane(LLVMGetOperand(v, i), seen, depth + 1))
+      return true;
+  return false;
+}
+
+bool cuda_may_be_warp_uniform(LLVMValueRef address) {
+  ValueSet seen = {0};
+  bool varies = varies_by_lane(address, &seen, 0);
+  vset_free(&seen);
+  return !varies;
+}

@@ -115,6 +115,107 @@ static LLVMValueRef warp_sum(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRef v
   return v;
 }
 
+/* Sums of n values over a full warp at once: a butterfly step over lane
+ * bit `o` halves the lanes holding a partial sum of each value and, while a
+ * lane still holds several, also halves those: the lanes with bit o set
+ * keep the upper half of the values and send the lower, the others the
+ * reverse, so one shuffle advances two values. n values (rounded up to 2^p)
+ * take 2^p - 1 + 5 - p shuffles where one sum each took 5n, and value k
+ * ends up in the lane whose bits 4, 3, ... spell k's index, most
+ * significant first. */
+LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index) {
+  LLVMValueRef all = const32(0xffffffffu), lane = lane_id(b);
+  unsigned held = 1;
+  while (held < n)
+    held *= 2;
+  LLVMValueRef partial[WARP_LANES];
+  for (unsigned k = 0; k < held; k++)
+    partial[k] = k < n ? values[k] : LLVMConstNull(LLVMTypeOf(values[0]));
+  *index = const32(0);
+  for (unsigned bit = WARP_LANES / 2; bit; bit /= 2) {
+    LLVMValueRef upper = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, lane, const32(bit), ""), const32(0), "");
+    if (held == 1) {
+      partial[0] = LLVMBuildFAdd(b, partial[0], shuffle(b, SHUFFLE_BFLY, all, partial[0], const32(bit), const32(LANE_BITS), NULL), "");
+      continue;
+    }
+    held /= 2;
+    for (unsigned k = 0; k < held; k++) {
+      LLVMValueRef low = partial[k], high = partial[k + held];
+      LLVMValueRef keep = LLVMBuildSelect(b, upper, high, low, ""), send = LLVMBuildSelect(b, upper, low, high, "");
+      partial[k] = LLVMBuildFAdd(b, keep, shuffle(b, SHUFFLE_BFLY, all, send, const32(bit), const32(LANE_BITS), NULL), "");
+    }
+    *index = LLVMBuildOr(b, *index, LLVMBuildSelect(b, upper, const32(held), const32(0), ""), "");
+  }
+  return partial[0];
+}
+
+/* Whether this lane holds a value's total: its bits below the ones that
+ * spell the index are 0, and the index names one of the n values. */
+LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index) {
+  unsigned held = 1, spelled = 0;
+  while (held < n)
+    held *= 2, spelled++;
+  unsigned low_bits = LANE_BITS >> spelled;
+  LLVMValueRef aligned = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, lane_id(b), const32(low_bits), ""), const32(0), "");
+  return LLVMBuildAnd(b, aligned, LLVMBuildICmp(b, LLVMIntULT, index, const32(n), ""), "holds.total");
+}
+
+/* The pointer `p` is a constant offset from: lanes that agree on it agree
+ * on p. */
+static LLVMValueRef offset_base(LLVMValueRef p) {
+  while (LLVMIsAGetElementPtrInst(p)) {
+    for (int i = 1; i < LLVMGetNumOperands(p); i++)
+      if (!LLVMIsAConstantInt(LLVMGetOperand(p, i)))
+        return p;
+    p = LLVMGetOperand(p, 0);
+  }
+  return p;
+}
+
+/* Whether a and b compute the same value the same way from the same
+ * operands (the reverse sweep computes an address again for each add). */
+static bool same_computation(LLVMValueRef a, LLVMValueRef b, int depth) {
+  if (a == b)
+    return true;
+  if (depth > 6 || !LLVMIsAInstruction(a) || !LLVMIsAInstruction(b) ||
+      LLVMGetInstructionOpcode(a) != LLVMGetInstructionOpcode(b) || LLVMTypeOf(a) != LLVMTypeOf(b) ||
+      LLVMGetNumOperands(a) != LLVMGetNumOperands(b) || LLVMIsACallInst(a) || LLVMIsALoadInst(a) ||
+      LLVMIsAPHINode(a) || (LLVMIsAGetElementPtrInst(a) && LLVMGetGEPSourceElementType(a) != LLVMGetGEPSourceElementType(b)))
+    return false;
+  if (LLVMIsAICmpInst(a) && LLVMGetICmpPredicate(a) != LLVMGetICmpPredicate(b))
+    return false;
+  for (int i = 0; i < LLVMGetNumOperands(a); i++)
+    if (!same_computation(LLVMGetOperand(a, i), LLVMGetOperand(b, i), depth + 1))
+      return false;
+  return true;
+}
+
+void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, unsigned n,
+                                   LLVMBasicBlockRef agree, LLVMBasicBlockRef disagree) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+  LLVMBasicBlockRef converged = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.converged");
+  LLVMValueRef all = const32(0xffffffffu);
+  LLVMValueRef active = kn_call_libc(b, "llvm.nvvm.activemask", i32(), NULL, 0);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, active, all, "warp.full"), converged, disagree);
+  LLVMPositionBuilderAtEnd(b, converged);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx());
+  LLVMTypeRef fields[2] = {i32(), LLVMInt1TypeInContext(ctx())}; /* {lanes, all equal} */
+  LLVMTypeRef result = LLVMStructTypeInContext(ctx(), fields, 2, 0);
+  LLVMValueRef same = LLVMConstInt(LLVMInt1TypeInContext(ctx()), 1, 0);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef base = offset_base(addresses[i]);
+    bool seen = false;
+    for (unsigned k = 0; k < i; k++)
+      seen |= same_computation(offset_base(addresses[k]), base, 0);
+    if (seen)
+      continue;
+    LLVMValueRef args[2] = {all, LLVMBuildPtrToInt(b, base, i64, "")};
+    LLVMValueRef match = kn_call_libc(b, "llvm.nvvm.match.all.sync.i64p", result, args, 2);
+    same = LLVMBuildAnd(b, same, LLVMBuildExtractValue(b, match, 1, ""), "lanes.agree");
+  }
+  LLVMBuildCondBr(b, same, agree, disagree);
+}
+
 /* sum { sent_L : source(L) = this lane } over the lanes L in `mask`, one
  * lane at a time: a loop of 32 steps, each broadcasting one lane's source
  * and value. Leaves `b` after the loop. */

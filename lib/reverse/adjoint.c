@@ -8,6 +8,7 @@
 
 #include <stb/stb_ds.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- adjoints ---- */
 
@@ -90,6 +91,17 @@ static LLVMValueRef take_adjoint(Reverse *r, LLVMValueRef v) {
 
 /* ---- the reverse sweep, instruction by instruction ---- */
 
+/* x * x gives x the adjoint x * (a + a): one multiplication where the two
+ * partials took two, and a + a leaves the loop when a does (the seed of a
+ * sum of squares). Doubling is exact, so the value is that of the two adds. */
+static bool reverse_square(Reverse *r, LLVMValueRef inst, LLVMValueRef a) {
+  LLVMValueRef x = LLVMGetOperand(inst, 0);
+  if (LLVMGetInstructionOpcode(inst) != LLVMFMul || LLVMGetOperand(inst, 1) != x)
+    return false;
+  rev_add_adjoint(r, x, math_fmul(r->b, rev_primal(r, x), LLVMBuildFAdd(r->b, a, a, "")));
+  return true;
+}
+
 static void reverse_partials(Reverse *r, LLVMValueRef inst, PartialFn partial, unsigned nactive,
                              LLVMValueRef a) {
   LLVMValueRef args[4];
@@ -120,21 +132,128 @@ static void add_atomically(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVM
   LLVMSetAlignment(add, LLVMGetAlignment(load));
 }
 
-/* An address the thread owns (cuda/threads.c) in a one-dimensional launch
- * takes a plain add; other launches keep the atomic one. */
-static void add_where_owned(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
-  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(r->b));
-  LLVMBasicBlockRef owned = LLVMAppendBasicBlockInContext(ctx(), fn, "owned");
-  LLVMBasicBlockRef shared = LLVMAppendBasicBlockInContext(ctx(), fn, "shared");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx(), fn, "accumulated");
+/* Adds into device memory wait until the reverse of the block ends, or of
+ * an instruction that may read shadow memory, so that one run-time check
+ * guards a block's adds of one kind, and their loads issue together (a
+ * branch around each add made every thread wait out one memory round trip
+ * per add):
+ * - an address the thread owns (cuda/threads.c) takes a plain add in a
+ *   one-dimensional launch, the atomic one in others;
+ * - an address that may be the same in every lane (a scatter dr[j] += ...
+ *   in a loop over j) is summed across the warp with shuffles, and one lane
+ *   adds the sum, when all 32 lanes are there and agree on it; else each
+ *   lane adds atomically. */
+typedef void (*AddFn)(Reverse *, LLVMValueRef, LLVMValueRef, LLVMValueRef);
+
+enum { WARP_GROUP = 32 }; /* sums one shuffle tree can carry: a lane each */
+
+static void add_each(Reverse *r, HeldAdd *adds, AddFn add) {
+  for (ptrdiff_t i = 0; i < arrlen(adds); i++)
+    add(r, adds[i].shadow, adds[i].value, adds[i].load);
+}
+
+static LLVMBasicBlockRef new_block(Reverse *r, const char *name) {
+  return LLVMAppendBasicBlockInContext(ctx(), LLVMGetBasicBlockParent(LLVMGetInsertBlock(r->b)), name);
+}
+
+static void flush_owned_adds(Reverse *r) {
+  LLVMBasicBlockRef owned = new_block(r, "owned"), shared = new_block(r, "shared");
+  LLVMBasicBlockRef done = new_block(r, "accumulated");
   LLVMBuildCondBr(r->b, cuda_launch_is_linear(r->b), owned, shared);
   LLVMPositionBuilderAtEnd(r->b, owned);
-  add_plainly(r, shadow, a, load);
+  add_each(r, r->owned_adds, add_plainly);
   LLVMBuildBr(r->b, done);
   LLVMPositionBuilderAtEnd(r->b, shared);
-  add_atomically(r, shadow, a, load);
+  add_each(r, r->owned_adds, add_atomically);
   LLVMBuildBr(r->b, done);
   LLVMPositionBuilderAtEnd(r->b, done);
+}
+
+/* The group's adds summed across the warp: one shuffle tree for all of
+ * them, then one atomic instruction in which the lane holding each sum adds
+ * it (cuda/warp.c). */
+static void add_warp_totals(Reverse *r, HeldAdd *group, unsigned n) {
+  LLVMValueRef values[WARP_GROUP], index;
+  unsigned align = LLVMGetAlignment(group[0].load);
+  for (unsigned k = 0; k < n; k++) {
+    values[k] = group[k].value;
+    align = LLVMGetAlignment(group[k].load) < align ? LLVMGetAlignment(group[k].load) : align;
+  }
+  LLVMValueRef total = cuda_warp_totals(r->b, values, n, &index);
+  LLVMValueRef address = group[0].shadow;
+  for (unsigned k = 1; k < n; k++)
+    address = LLVMBuildSelect(r->b, LLVMBuildICmp(r->b, LLVMIntEQ, index, LLVMConstInt(i32(), k, 0), ""),
+                              group[k].shadow, address, "");
+  LLVMBasicBlockRef leader = new_block(r, "warp.leader"), after = new_block(r, "warp.added");
+  LLVMBuildCondBr(r->b, cuda_holds_total(r->b, n, index), leader, after);
+  LLVMPositionBuilderAtEnd(r->b, leader);
+  LLVMValueRef add = LLVMBuildAtomicRMW(r->b, LLVMAtomicRMWBinOpFAdd, address, total, LLVMAtomicOrderingMonotonic, 0);
+  LLVMSetAlignment(add, align);
+  LLVMBuildBr(r->b, after);
+  LLVMPositionBuilderAtEnd(r->b, after);
+}
+
+static void flush_warp_adds(Reverse *r) {
+  unsigned n = (unsigned)arrlen(r->warp_adds);
+  LLVMBasicBlockRef agree = new_block(r, "warp.agrees"), each = new_block(r, "lane.each");
+  LLVMBasicBlockRef done = new_block(r, "accumulated");
+  LLVMValueRef *addresses = malloc(n * sizeof *addresses);
+  for (unsigned i = 0; i < n; i++)
+    addresses[i] = r->warp_adds[i].shadow;
+  cuda_branch_on_lanes_agreeing(r->b, addresses, n, agree, each);
+  free(addresses);
+  LLVMPositionBuilderAtEnd(r->b, agree);
+  /* Groups of one type, at most WARP_GROUP adds each. */
+  HeldAdd *rest = NULL;
+  arraddnptr(rest, n);
+  memcpy(rest, r->warp_adds, n * sizeof *rest);
+  while (arrlen(rest)) {
+    HeldAdd group[WARP_GROUP];
+    unsigned m = 0;
+    LLVMTypeRef type = LLVMTypeOf(rest[0].value);
+    for (ptrdiff_t i = 0; i < arrlen(rest) && m < WARP_GROUP;)
+      if (LLVMTypeOf(rest[i].value) == type) {
+        group[m++] = rest[i];
+        arrdel(rest, i);
+      } else {
+        i++;
+      }
+    add_warp_totals(r, group, m);
+  }
+  arrfree(rest);
+  LLVMBuildBr(r->b, done);
+  LLVMPositionBuilderAtEnd(r->b, each);
+  add_each(r, r->warp_adds, add_atomically);
+  LLVMBuildBr(r->b, done);
+  LLVMPositionBuilderAtEnd(r->b, done);
+}
+
+void rev_flush_held_adds(Reverse *r) {
+  if (arrlen(r->owned_adds))
+    flush_owned_adds(r);
+  if (arrlen(r->warp_adds))
+    flush_warp_adds(r);
+  arrsetlen(r->owned_adds, 0);
+  arrsetlen(r->warp_adds, 0);
+}
+
+/* Whether reversing `inst` may read shadow memory (a store's reverse reads
+ * its location's adjoint, a call's may read anything): held-back adds must
+ * be in memory first. */
+static bool reverse_may_read_shadows(LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMStore:
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg:
+  case LLVMFence:
+  case LLVMInvoke:
+  case LLVMCallBr:
+    return true;
+  case LLVMCall:
+    return !kn_call_is_pure(inst);
+  default:
+    return false;
+  }
 }
 
 static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
@@ -146,7 +265,11 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
     add_plainly(r, shadow, a, load);
   else if (cuda_thread_owns(LLVMGetOperand(load, 0)) ||
            vset_has(&r->owned_params, kn_underlying_object(LLVMGetOperand(load, 0))))
-    add_where_owned(r, shadow, a, load);
+    arrput(r->owned_adds, ((HeldAdd){shadow, a, load}));
+  else if ((LLVMGetTypeKind(type) == LLVMFloatTypeKind || LLVMGetTypeKind(type) == LLVMDoubleTypeKind) &&
+           cfg_on_cycle(LLVMGetInstructionParent(load)) &&
+           cuda_may_be_warp_uniform(LLVMGetOperand(load, 0)))
+    arrput(r->warp_adds, ((HeldAdd){shadow, a, load}));
   else
     add_atomically(r, shadow, a, load);
 }
@@ -552,6 +675,8 @@ void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis) {
   /* An augmented call's result is taken by the call's own reverse. */
   if (op == LLVMExtractValue && rev_aug_call_of(r, LLVMGetOperand(inst, 0)))
     return;
+  if (reverse_may_read_shadows(inst))
+    rev_flush_held_adds(r);
   LLVMValueRef a = has_adjoint(r, inst) ? take_adjoint(r, inst) : NULL;
   if (op == LLVMStore) {
     reverse_store(r, inst);
@@ -572,6 +697,8 @@ void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis) {
     return;
   }
   if (!a)
+    return;
+  if (reverse_square(r, inst, a))
     return;
   PartialFn partial = rule_for_opcode(op);
   if (partial) {

@@ -100,6 +100,7 @@ static void reverse_block(Reverse *r, LLVMBasicBlockRef bb) {
        inst = LLVMGetPreviousInstruction(inst))
     if (!LLVMIsATerminatorInst(inst) && !vset_has(&r->shadow_code, inst))
       rev_reverse_instruction(r, inst, &phis);
+  rev_flush_held_adds(r);
 
   /* What this block recorded is read before its counter steps back: which
    * predecessor ran, and the iterations of the loops it exits. */
@@ -294,6 +295,8 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   vset_free(&r.stack_on_heap);
   vset_free(&r.frozen_params);
   vset_free(&r.owned_params);
+  arrfree(r.owned_adds);
+  arrfree(r.warp_adds);
   vset_free(&r.unneeded_params);
   vmap_free(&r.shadow);
   vmap_free(&r.adjoint);

@@ -24,6 +24,14 @@ typedef struct {
   LLVMValueRef args[KN_MAX_PARAMS]; /* aug: the primal arguments */
 } AugCall;
 
+/* An add into shadow memory in device code, held back so that the block's
+ * adds of one kind share one run-time check (adjoint.c): of the launch's
+ * shape for addresses the thread owns, of the lanes' agreement for
+ * addresses the whole warp may share. */
+typedef struct {
+  LLVMValueRef shadow, value, load; /* rev: where, what; aug: the load it reverses */
+} HeldAdd;
+
 /* The record of one primal block. */
 typedef struct {
   LLVMBasicBlockRef block;
@@ -71,6 +79,8 @@ typedef struct {
   bool memory_frozen;      /* loads of arguments and globals can be repeated */
   ValueSet frozen_params;  /* aug parameters whose loads can be repeated (sig->frozen) */
   ValueSet owned_params;   /* aug pointer parameters whose shadow is the thread's (sig->owned) */
+  HeldAdd *owned_adds;     /* rev: adds to shadows the thread owns, not yet emitted */
+  HeldAdd *warp_adds;      /* rev: adds the lanes of a warp may share, not yet emitted */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
   Placeholder *placeholders;
   BlockRecord *records;
@@ -168,6 +178,7 @@ LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v);
 /* adjoint.c */
 void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis);
 void rev_add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta);
+void rev_flush_held_adds(Reverse *r);
 LLVMValueRef rev_add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
 
 /* tape.c */

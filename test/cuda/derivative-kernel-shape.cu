@@ -6,7 +6,8 @@
 //    repeated in the reverse sweep (x is only read: frozen);
 //  - no atomics on dtheta: thread i owns theta[4i..4i+3], so its adjoints are
 //    plain read-modify-writes in a one-dimensional launch (the atomic path
-//    stays for other launch shapes);
+//    stays for other launch shapes), all four behind one check of the
+//    launch's shape, so that their loads issue together;
 //  - no store of logL: its results are not needed, and the forward loop that
 //    only fed them is gone (one loop over the data, not two).
 // REQUIRES: cuda
@@ -26,11 +27,40 @@
 // dlogL is read and zeroed; nothing else is stored before the adjoints:
 // CHECK: st.global.b32 [%rd{{[0-9]+}}], 0;
 // CHECK-NOT: {{st\.global\.b32 \[%rd[0-9]+\], %r|atom|malloc|\.local}}
-// The owned path, taken in a one-dimensional launch:
+// The data loop's reverse: d1 * d1 gives d1 the adjoint d1 * (2 dq), one
+// multiplication by a hoisted constant where two partials took a product
+// and an fma: per dimension two fmas, the adjoints of mu and 1/s.
+// The loop is unrolled four times (llvm.loop.unroll.count), its remainder
+// first: one iteration there, four in the main loop.
+// CHECK: Inner Loop
+// CHECK-COUNT-4: fma.rn.f32
+// CHECK-NOT: fma.rn.f32
+// CHECK: bra
+// CHECK: Inner Loop
+// CHECK-COUNT-16: fma.rn.f32
+// CHECK-NOT: fma.rn.f32
+// CHECK: bra.uni
+// The owned path, taken in a one-dimensional launch, one block of four
+// read-modify-writes, then the atomic path:
 // CHECK: %ntid.y
-// CHECK: st.global.b32 [%rd{{[0-9]+}}+12], %r
+// CHECK: bra
+// CHECK: ld.global.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}+12];
+// CHECK-NOT: {{bra|atom}}
+// CHECK: st.global.b32 [%rd{{[0-9]+}}+8], %r
+// CHECK-NOT: {{bra|atom}}
+// CHECK: st.global.b32 [%rd{{[0-9]+}}+4], %r
+// CHECK-NOT: {{bra|atom}}
+// CHECK: st.global.b32 [%rd{{[0-9]+}}], %r
+// CHECK: atom.global.add.f32
+// CHECK-NOT: {{bra|malloc|\.local}}
+// CHECK: atom.global.add.f32
+// CHECK-NOT: {{bra|malloc|\.local}}
+// CHECK: atom.global.add.f32
+// CHECK-NOT: {{bra|malloc|\.local}}
+// CHECK: atom.global.add.f32
 // CHECK-NOT: {{malloc|\.local}}
 // CHECK: ret;
+
 
 __device__ void loglik_one(float *logL, const float *th, const float *x, int n) {
   float mu1 = th[0], mu2 = th[1], s1 = th[2], s2 = th[3];

@@ -76,11 +76,11 @@ define double @test(ptr %p, ptr %dp, double %x, i32 %k) {
 ; CHECK-NOT:     load
 ; CHECK:         br i1 {{%.*}}, label %[[TOTHEN:[^ ,]+]], label %[[TOELSE:[^ ,]+]]
 ; CHECK:       [[TOELSE]]:
-; CHECK:         [[BS:%.*]] = fmul double {{.*}}, [[SEED]]
-; CHECK-NEXT:    [[TWICE:%.*]] = fadd double [[BS]], [[BS]]
+; CHECK:         [[TWICE:%.*]] = fadd double [[SEED]], [[SEED]]
+; CHECK-NEXT:    [[BS:%.*]] = fmul double {{.*}}, [[TWICE]]
 ; CHECK-NEXT:    [[DQ:%.*]] = getelementptr inbounds{{.*}} i8, ptr %d.p, i64 8
 ; CHECK-NEXT:    [[OLD1:%.*]] = load double, ptr [[DQ]]
-; CHECK-NEXT:    [[NEW1:%.*]] = fadd double [[OLD1]], [[TWICE]]
+; CHECK-NEXT:    [[NEW1:%.*]] = fadd double [[OLD1]], [[BS]]
 ; CHECK-NEXT:    store double [[NEW1]], ptr [[DQ]]
 ; CHECK:       [[TOTHEN]]:
 ; CHECK:         [[XS:%.*]] = fmul double %x, [[SEED]]

@@ -50,8 +50,8 @@ define double @test(double %x) {
 ; g's own pair: d u = 2 u * seed.
 ; CHECK-LABEL: define internal { double } @__kinase_rev_g(
 ; CHECK-SAME:    double %u, double [[GSEED:%[0-9a-z.]+]], ptr %tape)
-; CHECK:         [[US:%.*]] = fmul double %u, [[GSEED]]
-; CHECK-NEXT:    fadd double [[US]], [[US]]
+; CHECK:         [[TWICE:%.*]] = fadd double [[GSEED]], [[GSEED]]
+; CHECK-NEXT:    fmul double %u, [[TWICE]]
 
 ; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_g(double %u{{.*}})
 ; CHECK:         %q = fmul double %u, %u

@@ -47,8 +47,8 @@ define void @test(ptr %x, ptr %dx, i64 %n) {
 ; CHECK-NEXT:    [[PREV:%.*]] = add i64 {{.*}}, -1
 ; CHECK-NEXT:    [[AT:%.*]] = getelementptr { double }, ptr {{.*}}, i64 [[PREV]]
 ; CHECK-NEXT:    [[V:%.*]] = load double, ptr [[AT]]
-; CHECK-NEXT:    [[VA:%.*]] = fmul double [[V]], [[A]]
-; CHECK-NEXT:    [[TWICE:%.*]] = fadd double [[VA]], [[VA]]
+; CHECK-NEXT:    [[TWICE:%.*]] = fadd double [[A]], [[A]]
+; CHECK-NEXT:    fmul double [[V]], [[TWICE]]
 ; CHECK:         store double {{.*}}, ptr [[DP]]
 ; CHECK:         icmp eq i64 [[K]], 0
 

@@ -51,15 +51,15 @@
 // The seed's kernel: th + 4i is each thread's own, x every thread's.
 extern "C" __global__ void loglik(float *logL, const float *th, const float *x, int n, int b) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= b)
-    return;
-  const float *t = th + 4 * i;
-  float q = 0.f;
-  for (int k = 0; k < n; k++) {
-    float d1 = (x[2 * k] - t[0]) / t[2], d2 = (x[2 * k + 1] - t[1]) / t[3];
-    q += d1 * d1 + d2 * d2;
+  if (i < b) {
+    float q = 0.f;
+    for (int k = 0; k < n; k++) {
+      float u = (x[2 * k] - th[4 * i]) / th[4 * i + 2];
+      float v = (x[2 * k + 1] - th[4 * i + 1]) / th[4 * i + 3];
+      q += u * u + v * v;
+    }
+    logL[i] = -0.5f * q - n * logf(th[4 * i + 2] * th[4 * i + 3]);
   }
-  logL[i] = -0.5f * q - n * (logf(t[2]) + logf(t[3]));
 }
 
 // a and b shared.

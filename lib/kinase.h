@@ -500,6 +500,9 @@ bool cuda_is_thread_geometry(LLVMValueRef v);
  * function reaches through the same parameter), in a one-dimensional
  * launch: base + S * (blockIdx.x * blockDim.x + threadIdx.x) + c, 0 <= c < S. */
 bool cuda_thread_owns(LLVMValueRef address);
+/* Whether every access through parameter `param` (of a simplified function)
+ * is one cuda_thread_owns: each thread touches only its own part. */
+bool cuda_parameter_owned(LLVMValueRef param);
 /* Emits: is the launch one-dimensional (blockDim.y = blockDim.z = gridDim.y =
  * gridDim.z = 1)? */
 LLVMValueRef cuda_launch_is_linear(LLVMBuilderRef b);

@@ -87,38 +87,6 @@ const KinaseKernel *kinase_rt_kernel_of(CUfunction f, const char *where) {
   return k;
 }
 
-bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i) {
-  return (modes[i] == 'd' || modes[i] == 'n') && shadows && shadows[i] &&
-         *(void *const *)shadows[i];
-}
-
-static bool read_only_floats(const KinaseKernel *k, uint32_t i) {
-  uint32_t p = k->params[i];
-  return (p & KINASE_PARAM_POINTER) && !(p & (KINASE_PARAM_NO_FLOATS | KINASE_PARAM_WRITTEN));
-}
-
-/* A kernel with more read-only float pointers than KINASE_ALL_PATTERNS_UP_TO
- * has them all 'd' or all 'c'. */
-static bool all_read_only_used(const KinaseKernel *k, const char *modes, void **shadows) {
-  uint32_t count = 0;
-  bool any = false;
-  for (uint32_t i = 0; i < k->nparams; i++)
-    if (read_only_floats(k, i)) {
-      count++;
-      any |= kinase_rt_shadow_used(modes, shadows, i);
-    }
-  return count > KINASE_ALL_PATTERNS_UP_TO && any;
-}
-
-char kinase_rt_pattern_letter(const KinaseKernel *k, const char *kind, const char *modes, void **shadows,
-                              uint32_t i) {
-  if (k->params[i] & KINASE_PARAM_NO_FLOATS)
-    return 'c';
-  if ((k->params[i] & KINASE_PARAM_WRITTEN) || !strcmp(kind, "kfwd"))
-    return 'd';
-  return kinase_rt_shadow_used(modes, shadows, i) || all_read_only_used(k, modes, shadows) ? 'd' : 'c';
-}
-
 /* Whether each letter of modes fits its parameter. */
 static bool modes_fit(const KinaseKernel *k, const char *modes) {
   if (strlen(modes) != k->nparams)
@@ -131,24 +99,6 @@ static bool modes_fit(const KinaseKernel *k, const char *modes) {
       return false;
   }
   return true;
-}
-
-/* Whether every pointer K writes floats through is passed 'n' with its
- * shadow, and K writes nothing else: the reverse kernel that stores no
- * primal results fits (kinase_cuda.h). */
-static bool all_written_unneeded(const KinaseKernel *k, const char *modes, void **shadows) {
-  if (k->flags & KINASE_KERNEL_WRITES_OTHER)
-    return false;
-  bool any = false;
-  for (uint32_t i = 0; i < k->nparams; i++) {
-    uint32_t p = k->params[i];
-    if (!(p & KINASE_PARAM_POINTER) || !(p & KINASE_PARAM_WRITTEN) || (p & KINASE_PARAM_NO_FLOATS))
-      continue;
-    if (modes[i] != 'n' || !kinase_rt_shadow_used(modes, shadows, i))
-      return false;
-    any = true;
-  }
-  return any;
 }
 
 static _Noreturn void no_derivatives(const KinaseKernel *k, const char *where) {
@@ -166,29 +116,22 @@ CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const c
     kinase_rt_fail(where, "kernel '%s': activity \"%s\" does not fit its %u parameters", k->name,
                    modes, k->nparams);
 
-  char *pattern = kinase_rt_alloc(k->nparams + 1, where);
-  size_t letters = 0;
-  bool unneeded = !strcmp(kind, "krev") && all_written_unneeded(k, modes, shadows);
-  for (uint32_t i = 0; i < k->nparams; i++)
-    if (k->params[i] & KINASE_PARAM_POINTER) {
-      char letter = kinase_rt_pattern_letter(k, kind, modes, shadows, i);
-      bool written = (k->params[i] & KINASE_PARAM_WRITTEN) && letter == 'd';
-      pattern[letters++] = unneeded && written ? 'n' : letter;
-    }
-
-  size_t symbol_bytes = strlen("__kinase_") + strlen(kind) + letters + strlen(k->name) + 3;
-  char *symbol = kinase_rt_alloc(symbol_bytes, where);
-  snprintf(symbol, symbol_bytes, "__kinase_%s_%s_%s", kind, pattern, k->name);
+  char *symbol = kinase_rt_derivative_name(k, kind, modes, shadows);
+  if (!symbol)
+    kinase_rt_fail(where, "out of host memory");
   CUfunction f;
   CUresult status = cuModuleGetFunction(&f, k->module, symbol);
-  free(symbol);
   if (status == CUDA_ERROR_NOT_FOUND) {
     if (k->why)
       no_derivatives(k, where);
-    kinase_rt_fail(where, "kernel '%s' has no derivative kernel for activity %s", k->name,
-                   letters ? pattern : "(no pointers)");
+    /* PAT lies between "__kinase_<kind>_" and "_NAME". */
+    size_t from = strlen("__kinase__") + strlen(kind), to = strlen(symbol) - strlen(k->name) - 1;
+    const char *pattern = to > from ? symbol + from : "(no pointers)";
+    int length = to > from ? (int)(to - from) : (int)strlen(pattern);
+    kinase_rt_fail(where, "kernel '%s' has no derivative kernel for activity %.*s", k->name, length,
+                   pattern);
   }
-  free(pattern);
+  free(symbol);
   kinase_rt_check_cu(status, "cuModuleGetFunction", where);
   return f;
 }

@@ -87,7 +87,7 @@ static KinaseLaunch *record(const KinaseKernel *k, CUfunction reverse, const uin
       continue;
     if (kinase_rt_shadow_used(modes, shadows, i))
       l->shadows[i] = *(void *const *)shadows[i];
-    else if (kinase_rt_pattern_letter(k, "krev", modes, shadows, i) == 'd')
+    else if (kinase_rt_pattern_letter(k, "krev", modes, shadows, i) != 'c')
       l->shadows[i] = kinase_rt_scratch_shadow(k, i, *(void *const *)args[i], stream,
                                                &l->scratch[i], where);
   }

@@ -47,20 +47,29 @@ const KinaseKernel *kinase_rt_kernel(const void *stub, const char *where);
 /* The kernel behind function handle f (the driver API's, from
  * cuModuleGetFunction). */
 const KinaseKernel *kinase_rt_kernel_of(CUfunction f, const char *where);
-/* Whether pointer parameter i has a shadow in use: modes[i] is 'd' or 'n'
- * and shadows[i] points to a non-NULL pointer. */
-bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i);
-/* Its letter in PAT of a `kind` ("krev" or "kfwd") kernel: fixed for
- * pointers moving no floats ('c') and written ones ('d', with a scratch
- * shadow where Const); in forward kernels 'd'; else whether the shadow is
- * used, or one among many read-only pointers' is (kinase_cuda.h). */
-char kinase_rt_pattern_letter(const KinaseKernel *k, const char *kind, const char *modes, void **shadows,
-                              uint32_t i);
 /* The derivative kernel __kinase_<kind>_<PAT>_NAME ("krev" or "kfwd") for
  * these modes and shadows; exits with a message when there is none or the
  * modes do not fit the kernel. */
 CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const char *modes,
                                 void **shadows, const char *where);
+
+/* ---- cuda_pattern.c: which derivative kernel fits a launch (no CUDA calls) ---- */
+
+/* Whether pointer parameter i has a shadow in use: modes[i] is 'd' or 'n'
+ * and shadows[i] points to a non-NULL pointer. */
+bool kinase_rt_shadow_used(const char *modes, void **shadows, uint32_t i);
+/* Pointer parameter i's letter in PAT of a `kind` ("krev" or "kfwd")
+ * kernel (kinase_cuda.h): 'c' for pointers moving no floats; in forward
+ * kernels 'd'; in reverse kernels 'n' for written ones ('d' where K writes
+ * other memory) and 'd' for owned read-only ones, a scratch shadow given
+ * where Const; for the read-only ones threads share, whether the shadow is
+ * used, or one among many such pointers' is. */
+char kinase_rt_pattern_letter(const KinaseKernel *k, const char *kind, const char *modes, void **shadows,
+                              uint32_t i);
+/* "__kinase_<kind>_<PAT>_NAME", the derivative kernel for these modes and
+ * shadows, in memory from malloc; NULL when out of memory. */
+char *kinase_rt_derivative_name(const KinaseKernel *k, const char *kind, const char *modes,
+                                void **shadows);
 
 /* ---- cuda_launch.c: what the launch entry points of both APIs share ---- */
 

@@ -11,22 +11,33 @@
  *                        K, then its reverse sweep;
  *   __kinase_kfwd_PAT_NAME  forward (tangent) kernels: primal and tangents.
  * PAT has one letter per pointer parameter, in order: 'd' (the shadow is
- * used) or 'c' (Const: the shadow is ignored, no adjoint is written); it is
- * empty for a kernel without pointer parameters (__kinase_krev__NAME). Only
- * parameters the kernel only reads, as floats, vary: those with
- * KINASE_PARAM_NO_FLOATS are always 'c', and those with KINASE_PARAM_WRITTEN
- * always 'd' (for a Const one, the runtime passes a zeroed scratch shadow
- * of the allocation's size). That halves the kernels per such parameter
- * and keeps compile times close to clang's. A kernel with more than
- * KINASE_ALL_PATTERNS_UP_TO read-only float pointers has two patterns for
- * them, all 'd' or all 'c': one shadow used among them makes them all 'd'
- * (zeroed scratch shadows for the Const ones). Forward kernels exist for
- * the all-'d' pattern only: a Const pointer's tangent is a zeroed scratch
- * shadow. Reverse kernels come in one
- * more pattern, with every written float pointer 'n': its primal results
- * are not needed (enzyme_dupnoneed), so they are not stored, and the work
- * that only fed them goes; the runtime takes it when every such pointer is
- * passed 'n' with a shadow (and K writes no other memory).
+ * used), 'c' (Const: the shadow is ignored, no adjoint is written) or, in
+ * reverse kernels, 'n' (the shadow is used; the primal results are not
+ * stored); it is empty for a kernel without pointer parameters
+ * (__kinase_krev__NAME). Each derivative kernel costs compile time, so
+ * only these exist, and the runtime takes the one that fits a launch
+ * (kinase_rt_pattern_letter):
+ *   - a pointer through which no float moves (KINASE_PARAM_NO_FLOATS): 'c';
+ *   - a pointer K writes (KINASE_PARAM_WRITTEN): 'n' in reverse kernels:
+ *     the primal launch in the forward sweep stored its results (or, every
+ *     such pointer being enzyme_dupnoneed, they are not needed), so the
+ *     reverse kernel does not store them again, and the work that only fed
+ *     them goes; 'd' where K writes other memory too
+ *     (KINASE_KERNEL_WRITES_OTHER). Passed Const, it gets a zeroed scratch
+ *     shadow of the allocation's size;
+ *   - a read-only float pointer each thread reads only its own part of
+ *     (KINASE_PARAM_OWNED): 'd', with a zeroed scratch shadow where Const:
+ *     its adjoints are the thread's own, added without atomics in
+ *     one-dimensional launches, so that costs an allocation and one pass
+ *     over it;
+ *   - the other read-only float pointers, which threads share (data read by
+ *     all, where a scratch shadow would cost contended atomics): 'd' where
+ *     the shadow is used, 'c' where Const, when K has at most
+ *     KINASE_ALL_PATTERNS_UP_TO of them; beyond that all 'd' (zeroed
+ *     scratch shadows for the Const ones) when any one's shadow is used,
+ *     else all 'c'.
+ * Forward kernels exist for one pattern: every pointer moving floats 'd'
+ * (a Const pointer's tangent is a zeroed scratch shadow).
  * Parameters of both kinds of derivative kernel: every parameter of K, in
  * order, each followed by
  *   - a pointer parameter: its shadow (may be NULL where PAT says 'c');
@@ -42,9 +53,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Up to this many read-only float pointers, a kernel has reverse kernels
- * for every pattern of them. */
-#define KINASE_ALL_PATTERNS_UP_TO 3
+/* Up to this many read-only float pointers that threads share, a kernel
+ * has reverse kernels for every pattern of them. */
+#define KINASE_ALL_PATTERNS_UP_TO 1
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +73,7 @@ enum {
   KINASE_PARAM_NO_FLOATS = 1u << 20, /* a pointer through which no float moves */
   KINASE_PARAM_F32 = 1u << 21,     /* a pointer through which only floats move */
   KINASE_PARAM_F64 = 1u << 22,     /* a pointer through which only doubles move */
+  KINASE_PARAM_OWNED = 1u << 23,   /* read only, each thread its own part: always 'd' */
 };
 
 /* Kernel-wide facts. */

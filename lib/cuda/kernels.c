@@ -2,10 +2,11 @@
  *
  * Clang compiles the device module before the host module, so this side
  * cannot know which launches the host will differentiate. Every __global__
- * kernel therefore gets, for each activity pattern of its pointer
- * parameters, a reverse kernel and a forward kernel, named and called as
- * runtime/kinase_cuda.h describes, and a table of facts the runtime reads
- * (parameter sizes, which pointers the kernel reads and writes). A kernel
+ * kernel therefore gets reverse kernels for the few activity patterns of
+ * its pointer parameters that runtime/kinase_cuda.h names (each one costs
+ * compile time), one forward kernel, and a table of facts the runtime
+ * reads (parameter sizes, which pointers the kernel reads and writes, which
+ * it reads only its thread's part of). A kernel
  * that cannot be differentiated gets its reason instead of kernels: the
  * launch that needs them fails with that reason at run time, and the
  * compilation goes on.
@@ -307,18 +308,33 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
   return fn;
 }
 
-/* The activity patterns to emit, one string each (a stb_ds array): the
- * pointers the kernel only reads, as floats, may be Const or not; the
- * others have a fixed letter (runtime/kinase_cuda.h). */
-static char **patterns_for(const uint32_t *words) {
+static bool read_only_floats(uint32_t word) {
+  return (word & KINASE_PARAM_POINTER) && !(word & (KINASE_PARAM_NO_FLOATS | KINASE_PARAM_WRITTEN));
+}
+
+/* The letter a pointer parameter has in every reverse kernel of its
+ * kernel, or 0 where it varies (runtime/kinase_cuda.h). Written ones are
+ * 'n': the primal launch stored their results already (or they are not
+ * needed), so no reverse kernel stores them again. */
+static char fixed_reverse_letter(uint32_t word, uint32_t kernel_flags) {
+  if (word & KINASE_PARAM_NO_FLOATS)
+    return 'c';
+  if (word & KINASE_PARAM_WRITTEN)
+    return kernel_flags & KINASE_KERNEL_WRITES_OTHER ? 'd' : 'n';
+  return word & KINASE_PARAM_OWNED ? 'd' : 0;
+}
+
+/* The reverse patterns to emit, one string each (a stb_ds array): the
+ * read-only float pointers that threads share may be Const or not; the
+ * others have a fixed letter. */
+static char **reverse_patterns(const uint32_t *words, uint32_t kernel_flags) {
   char letters[KN_MAX_PARAMS + 1], **patterns = NULL;
   unsigned free_at[KN_MAX_PARAMS], nfree = 0, k = 0;
   for (ptrdiff_t i = 0; i < arrlen(words); i++) {
     if (!(words[i] & KINASE_PARAM_POINTER))
       continue;
-    bool fixed = words[i] & (KINASE_PARAM_NO_FLOATS | KINASE_PARAM_WRITTEN);
-    letters[k] = words[i] & KINASE_PARAM_NO_FLOATS ? 'c' : 'd';
-    if (!fixed)
+    letters[k] = fixed_reverse_letter(words[i], kernel_flags);
+    if (!letters[k])
       free_at[nfree++] = k;
     k++;
   }
@@ -332,27 +348,32 @@ static char **patterns_for(const uint32_t *words) {
   return patterns;
 }
 
-/* The reverse pattern with every written pointer 'n' (enzyme_dupnoneed:
- * what the kernel stores there is not needed, so it stores nothing, and the
- * work that only fed those stores goes), or NULL when there is none or the
- * kernel writes other memory too. */
-static char *unneeded_results(const uint32_t *words, uint32_t flags, const char *pattern) {
-  if (flags & KINASE_KERNEL_WRITES_OTHER)
-    return NULL;
-  char *unneeded = kn_strdup_printf("%s", pattern);
-  bool any = false;
-  for (ptrdiff_t i = 0, k = 0; i < arrlen(words); i++) {
-    if (!(words[i] & KINASE_PARAM_POINTER))
-      continue;
-    if ((words[i] & KINASE_PARAM_WRITTEN) && !(words[i] & KINASE_PARAM_NO_FLOATS)) {
-      unneeded[k] = 'n';
-      any = true;
-    }
-    k++;
-  }
-  if (!any)
-    free(unneeded);
-  return any ? unneeded : NULL;
+/* The one forward pattern: every pointer moving floats 'd' (a Const one
+ * gets a zeroed scratch tangent). */
+static char *forward_pattern(const uint32_t *words) {
+  char letters[KN_MAX_PARAMS + 1];
+  unsigned k = 0;
+  for (ptrdiff_t i = 0; i < arrlen(words); i++)
+    if (words[i] & KINASE_PARAM_POINTER)
+      letters[k++] = words[i] & KINASE_PARAM_NO_FLOATS ? 'c' : 'd';
+  letters[k] = 0;
+  return kn_strdup_printf("%s", letters);
+}
+
+/* Marks KINASE_PARAM_OWNED the read-only float pointers of which each
+ * thread reads only its own part (cuda/threads.c), seen in a simplified
+ * copy of `body`, what is differentiated. A Const one of these costs little
+ * as 'd' with a zeroed scratch shadow (its adjoints are the thread's own,
+ * added without atomics in one-dimensional launches), so it gets no
+ * reverse kernels of its own; one that threads share would cost atomics
+ * that contend, so it keeps them. */
+static void mark_owned(LLVMValueRef body, uint32_t *words) {
+  LLVMValueRef copy = clone_function(body, "kinase.owned");
+  simplify_before(copy);
+  for (ptrdiff_t i = 0; i < arrlen(words); i++)
+    if (read_only_floats(words[i]) && cuda_parameter_owned(LLVMGetParam(copy, (unsigned)i)))
+      words[i] |= KINASE_PARAM_OWNED;
+  LLVMDeleteFunction(copy);
 }
 
 /* Whether `fn` or a function it calls computes derivatives itself (a
@@ -399,25 +420,21 @@ static void emit_for_kernel(LLVMValueRef kernel) {
     body = NULL;
     reason = "it has too many parameters";
   }
+  if (body)
+    mark_owned(body, words);
   emit_info(name, words, flags);
   if (reason) {
     emit_reason(name, reason);
     arrfree(words);
     return;
   }
-  char *why = NULL, **patterns = patterns_for(words);
+  char *why = NULL, **patterns = reverse_patterns(words, flags), *forward = forward_pattern(words);
   LLVMValueRef *made = NULL;
   kn_capture_errors(&why);
-  for (ptrdiff_t p = 0; p < arrlen(patterns); p++) {
+  for (ptrdiff_t p = 0; p < arrlen(patterns); p++)
     arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, patterns[p]));
-    /* patterns[0] has every free pointer 'd': the one forward kernel. */
-    if (p == 0)
-      arrput(made, derivative_kernel(kernel, body, words, flags, MODE_FORWARD, patterns[p]));
-    char *unneeded = unneeded_results(words, flags, patterns[p]);
-    if (unneeded)
-      arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, unneeded));
-    free(unneeded);
-  }
+  arrput(made, derivative_kernel(kernel, body, words, flags, MODE_FORWARD, forward));
+  free(forward);
   derive_drain();
   kn_capture_errors(NULL);
   abi_size_tape_slots();

@@ -269,6 +269,31 @@ bool cuda_thread_owns(LLVMValueRef address) {
   return owned;
 }
 
+/* The address of a load or store through `v` (or a GEP or cast of it), or
+ * NULL when nothing reads or writes through it. */
+static LLVMValueRef first_access(LLVMValueRef v, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use), found = NULL;
+    uint64_t bytes;
+    LLVMValueRef address = access_address(user, &bytes);
+    if (address == v && !(LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == v))
+      return address;
+    if ((LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user) || LLVMIsAAddrSpaceCastInst(user)) &&
+        depth < 8)
+      found = first_access(user, depth + 1);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+bool cuda_parameter_owned(LLVMValueRef param) {
+  /* cuda_thread_owns checks every access through the parameter against
+   * the stride of the first. */
+  LLVMValueRef address = first_access(param, 0);
+  return address && cuda_thread_owns(address);
+}
+
 /* The bytes past `p` that the function reads or writes through it, at
  * constant offsets (GEPs and casts); -1 when an offset varies or the
  * pointer goes elsewhere. */

@@ -22,7 +22,7 @@
 // accumulates into the shared shadow atomically, waiting at a barrier for
 // each of the primal's:
 // RUN: not grep malloc %t.ptx
-// CHECK-LABEL: .entry __kinase_krev_dd__Z9sum_of_sqPfPKfi(
+// CHECK-LABEL: .entry __kinase_krev_nd__Z9sum_of_sqPfPKfi(
 // CHECK: st.shared.b32 [%rd{{[0-9]+}}], 0;
 // CHECK: bar.sync 0;
 // CHECK: bar.sync 0;

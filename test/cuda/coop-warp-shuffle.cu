@@ -17,11 +17,11 @@
 //
 // The transpose of a down shuffle is an up shuffle of the adjoint, from the
 // lanes whose read was valid; a butterfly is its own transpose:
-// CHECK-LABEL: .entry __kinase_krev_dc__Z8warp_sumPfPKfi(
+// CHECK-LABEL: .entry __kinase_krev_nd__Z8warp_sumPfPKfi(
 // CHECK: shfl.sync.down.b32
 // CHECK: shfl.sync.up.b32 {{.*}}|%p
 // CHECK: ret;
-// CHECK-LABEL: .entry __kinase_krev_dcc__Z10all_reducePdPKdS1_i(
+// CHECK-LABEL: .entry __kinase_krev_ndd__Z10all_reducePdPKdS1_i(
 // CHECK: shfl.sync.bfly.b32
 // CHECK: shfl.sync.bfly.b32 {{.*}}|%p
 // CHECK: ret;

@@ -11,7 +11,7 @@
 //
 // CHECK-DAG: .global .align 4 .b8 __kinase_kinfo__Z9block_sumPfPKf
 // CHECK-DAG: .global .align 4 .b8 __kinase_kwhy__Z9block_sumPfPKf
-// CHECK-DAG: .entry __kinase_krev_dc__Z6squarePfPKf(
+// CHECK-DAG: .entry __kinase_krev_nd__Z6squarePfPKf(
 // CHECK-NOT: __kinase_krev_{{.*}}block_sum
 
 #include <kinase.h>

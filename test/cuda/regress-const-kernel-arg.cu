@@ -9,18 +9,20 @@
 // RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
-// RUN: not grep kfwd_ddc %t.ptx
+// RUN: not grep -E "kfwd_ddc|krev_d|krev_.c" %t.ptx
 // RUN: %kinase-cc %cudainc -O0 --cuda-host-only -S -emit-llvm %s -o %t.O0.ll
 // RUN: FileCheck %s --check-prefix=HOST --input-file=%t.O0.ll
 // RUN: %kinase-cc %cudainc -O2 --cuda-host-only -S -emit-llvm %s -o %t.ll
 // RUN: FileCheck %s --check-prefix=HOST --input-file=%t.ll
 // RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
-// The device module holds the kernel's facts and its derivative kernels; x
-// (read only) may be Const, logL (written) always has a shadow:
+// The device module holds the kernel's facts and its derivative kernels: x
+// (read only, by every thread) may be Const; th (read only, each thread its
+// own four) and logL (written, its results not stored again: 'n') always
+// have a shadow:
 // PTX: .global .align 4 .b8 __kinase_kinfo__Z6loglikPfPKfS1_ii
-// PTX-DAG: .entry __kinase_krev_ddc__Z6loglikPfPKfS1_ii(
-// PTX-DAG: .entry __kinase_krev_dcc__Z6loglikPfPKfS1_ii(
+// PTX-DAG: .entry __kinase_krev_ndc__Z6loglikPfPKfS1_ii(
+// PTX-DAG: .entry __kinase_krev_ndd__Z6loglikPfPKfS1_ii(
 // PTX-DAG: .entry __kinase_kfwd_ddd__Z6loglikPfPKfS1_ii(
 //
 // The host passes no shadow for the Const data: its mode letter is 'c'; logLs,

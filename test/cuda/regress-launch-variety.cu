@@ -20,7 +20,7 @@
 // RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
 // The float argument's reverse kernel takes an accumulator after it:
-// PTX-LABEL: .entry __kinase_krev_dd__Z8scale_sqPfPKffi(
+// PTX-LABEL: .entry __kinase_krev_nd__Z8scale_sqPfPKffi(
 // PTX: _param_3,
 // PTX-NEXT: .param .f32 {{.*}}_param_4,
 // PTX-NEXT: .param .u64 {{.*}}_param_5,

@@ -1,20 +1,23 @@
 // Regression: a kernel with more read-only float pointers than get every
-// activity pattern (4 > 3: only all-dup and all-Const reverse kernels exist),
-// launched with some of them Const and some dup: the runtime takes the
-// all-dup kernel with zeroed scratch shadows for the Const ones (it stopped
-// with "no derivative kernel for activity" before). Forward mode has one
-// kernel, all-dup, for any activity. Against analytic gradients.
+// activity pattern, launched with some of them Const and some dup. a and b,
+// read reversed, are shared between threads (2 > KINASE_ALL_PATTERNS_UP_TO:
+// only the all-dup and all-Const reverse kernels exist for them); c and d
+// are each thread's own (always dup, no patterns of their own). The runtime
+// takes the kernel with a, b, c and d dup, zeroed scratch shadows for the
+// Const b and d (it stopped with "no derivative kernel for activity" once).
+// Forward mode has one kernel, all-dup, for any activity. Against analytic
+// gradients.
 //
 // REQUIRES: cuda
 // RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
+// RUN: grep -c "\.entry __kinase_krev_" %t.ptx | grep -x 2
 // RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
-// CHECK-DAG: .entry __kinase_krev_ddddd__Z5blendPfPKfS1_S1_S1_i(
-// CHECK-DAG: .entry __kinase_krev_dcccc__Z5blendPfPKfS1_S1_S1_i(
+// CHECK-DAG: .entry __kinase_krev_ndddd__Z5blendPfPKfS1_S1_S1_i(
+// CHECK-DAG: .entry __kinase_krev_nccdd__Z5blendPfPKfS1_S1_S1_i(
 // CHECK-DAG: .entry __kinase_kfwd_ddddd__Z5blendPfPKfS1_S1_S1_i(
-// CHECK-NOT: __kinase_krev_dcdcd__Z5blend
 
 #include <kinase.h>
 #include <math.h>
@@ -26,7 +29,7 @@ enum { N = 3000 };
 __global__ void blend(float *y, const float *a, const float *b, const float *c, const float *d, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    y[i] = a[i] * b[i] + sinf(c[i]) * d[i];
+    y[i] = a[n - 1 - i] * b[n - 1 - i] + sinf(c[i]) * d[i];
 }
 
 void blend_all(float *y, const float *a, const float *b, const float *c, const float *d, int n) {
@@ -58,7 +61,7 @@ int main(void) {
   from_device(da, d_da);
   from_device(dc, d_dc);
   for (int i = 0; i < N; i++) {
-    check_close(da[i], seed[i] * b[i], 1e-5, "dy/da[%d]", i);
+    check_close(da[i], seed[N - 1 - i] * b[i], 1e-5, "dy/da[%d]", i);
     check_close(dc[i], seed[i] * cos((double)c[i]) * d[i], 1e-5, "dy/dc[%d]", i);
   }
   float *d_ta = to_device(ta), *d_tc = to_device(tc), *d_ty = device_alloc<float>(N);
@@ -68,7 +71,8 @@ int main(void) {
   std::vector<float> ty(N);
   from_device(ty, d_ty);
   for (int i = 0; i < N; i++)
-    check_close(ty[i], ta[i] * b[i] + cos((double)c[i]) * d[i] * tc[i], 1e-5, "tangent y[%d]", i);
+    check_close(ty[i], ta[N - 1 - i] * b[N - 1 - i] + cos((double)c[i]) * d[i] * tc[i], 1e-5,
+                "tangent y[%d]", i);
   device_free_all();
   return check_exit();
 }

@@ -49,20 +49,8 @@ extern "C" __global__ void scale(float *y, const float *x, float a, int n) {
 extern "C" __device__ uint32_t __kinase_kinfo_scale[] = {KINASE_KERNEL_INFO_MAGIC, 4, 0, PTR(W),
                                                          PTR(R), FLT(4), 4};
 
-extern "C" __global__ void __kinase_krev_dd_scale(float *y, float *dy, const float *x, float *dx,
-                                                  float a, float *da, int n) {
-  int i = thread_index();
-  if (i >= n)
-    return;
-  float xi = x[i], g = dy[i];
-  y[i] = a * xi * xi;
-  dy[i] = 0;
-  dx[i] += 2 * a * xi * g;
-  if (da)
-    atomicAdd(da, xi * xi * g);
-}
-
-// y's results not needed (every written pointer 'n'): y is not stored.
+// Reverse kernels store no primal results into written pointers ('n'): the
+// primal launch did, or they are not needed.
 extern "C" __global__ void __kinase_krev_nd_scale(float *y, float *dy, const float *x, float *dx,
                                                   float a, float *da, int n) {
   int i = thread_index();
@@ -76,7 +64,7 @@ extern "C" __global__ void __kinase_krev_nd_scale(float *y, float *dy, const flo
 }
 
 // x Const: its shadow must be NULL.
-extern "C" __global__ void __kinase_krev_dc_scale(float *y, float *dy, const float *x,
+extern "C" __global__ void __kinase_krev_nc_scale(float *y, float *dy, const float *x,
                                                   float *dx, float a, float *da, int n) {
   int i = thread_index();
   if (dx)
@@ -84,7 +72,6 @@ extern "C" __global__ void __kinase_krev_dc_scale(float *y, float *dy, const flo
   if (i >= n)
     return;
   float xi = x[i], g = dy[i];
-  y[i] = a * xi * xi;
   dy[i] = 0;
   if (da)
     atomicAdd(da, xi * xi * g);
@@ -110,13 +97,12 @@ extern "C" __global__ void dscale(double *y, const double *x, double b, int n) {
 extern "C" __device__ uint32_t __kinase_kinfo_dscale[] = {KINASE_KERNEL_INFO_MAGIC, 4, 0, PTR(W),
                                                           PTR(R), FLT(8), 4};
 
-extern "C" __global__ void __kinase_krev_dd_dscale(double *y, double *dy, const double *x,
+extern "C" __global__ void __kinase_krev_nd_dscale(double *y, double *dy, const double *x,
                                                    double *dx, double b, double *db, int n) {
   int i = thread_index();
   if (i >= n)
     return;
   double g = dy[i];
-  y[i] = b * x[i];
   dy[i] = 0;
   dx[i] += b * g;
   if (db)
@@ -142,7 +128,9 @@ extern "C" __global__ void square(float *v, int n) {
 extern "C" __device__ uint32_t __kinase_kinfo_square[] = {KINASE_KERNEL_INFO_MAGIC, 2, 0,
                                                           PTR(R | W), 4};
 
-extern "C" __global__ void __kinase_krev_d_square(float *v, float *dv, int n) {
+// 'n', as every written pointer; the kernel reads what it overwrites, so
+// it stores it again (into the snapshot the runtime passes), as Kinase's do.
+extern "C" __global__ void __kinase_krev_n_square(float *v, float *dv, int n) {
   int i = thread_index();
   if (i >= n)
     return;
@@ -243,7 +231,7 @@ static void reverse_scale(const char *modes, bool skipped) {
 static void section_reverse(void) { reverse_scale("ddoc", false); }
 static void section_skipped(void) { reverse_scale("ndoc", true); }
 
-// x Const, by its mode or by a NULL shadow: the dc kernel, no adjoint of x,
+// x Const, by its mode or by a NULL shadow: the nc kernel, no adjoint of x,
 // and no adjoint of a wanted (adjoints NULL).
 static void section_const_shadow(void) {
   const char *const modes[] = {"dcoc", "ddoc"};

@@ -1,6 +1,7 @@
 // The one C++ file of Kinase: it registers the pass and its command-line
-// options with LLVM, and forwards diagnostics to LLVMContext::diagnose, which
-// the C API lacks. Everything else is C11 on llvm-c (see kinase.h).
+// options with LLVM, and forwards diagnostics and optimization remarks to
+// LLVMContext::diagnose, which the C API lacks. Everything else is C11 on llvm-c (see kinase.h).
+#include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
@@ -19,9 +20,39 @@ static llvm::cl::opt<bool> PrintOption("kinase-print",
                                        llvm::cl::desc("Print every derivative Kinase generates"));
 static llvm::cl::opt<bool> ListOption("kinase-list",
                                       llvm::cl::desc("List every function Kinase differentiates"));
+static llvm::cl::opt<bool> RemarksOption(
+    "kinase-remarks", llvm::cl::desc("Say which values Kinase records and which adds are atomic, "
+                                     "and why (as -Rpass=kinase -Rpass-missed=kinase)"));
 
 extern "C" int kn_option_print(void) { return PrintOption; }
 extern "C" int kn_option_list(void) { return ListOption; }
+extern "C" int kn_option_remarks(void) { return RemarksOption; }
+
+// Remarks of the pass "kinase": clang's -Rpass=kinase and -Rpass-missed=kinase
+// (opt's -pass-remarks=kinase) choose them through the context's handler.
+static const char *const RemarkPass = "kinase";
+
+extern "C" int kn_remark_enabled(LLVMContextRef context, int missed) {
+  const llvm::DiagnosticHandler *handler = llvm::unwrap(context)->getDiagHandlerPtr();
+  return missed ? handler->isMissedOptRemarkEnabled(RemarkPass)
+                : handler->isPassedOptRemarkEnabled(RemarkPass);
+}
+
+extern "C" void kn_report_remark(LLVMContextRef context, LLVMValueRef function,
+                                 LLVMMetadataRef location, int missed, const char *message) {
+  auto &fn = *llvm::cast<llvm::Function>(llvm::unwrap(function));
+  auto *loc = llvm::cast_or_null<llvm::DILocation>(llvm::unwrap(location));
+  llvm::DiagnosticLocation where = loc                    ? llvm::DiagnosticLocation(loc)
+                                   : fn.getSubprogram() ? llvm::DiagnosticLocation(fn.getSubprogram())
+                                                        : llvm::DiagnosticLocation();
+  const llvm::BasicBlock *region = fn.empty() ? nullptr : &fn.getEntryBlock();
+  if (missed)
+    llvm::unwrap(context)->diagnose(llvm::OptimizationRemarkMissed(RemarkPass, "Kinase", where, region)
+                                    << message);
+  else
+    llvm::unwrap(context)->diagnose(llvm::OptimizationRemark(RemarkPass, "Kinase", where, region)
+                                    << message);
+}
 
 extern "C" void kn_report_error(LLVMContextRef context, LLVMValueRef function,
                                 LLVMMetadataRef location, const char *message) {

@@ -140,12 +140,24 @@ static void add_where_owned(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
 static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
   LLVMTypeRef type = LLVMTypeOf(a);
   const Registration *marked = registry_of(r->sig->fn);
-  bool shared = !LLVMIsAAllocaInst(kn_underlying_object(LLVMGetOperand(load, 0))) &&
-                !(marked && marked->elementwise_read);
-  if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
+  LLVMValueRef base = kn_underlying_object(LLVMGetOperand(load, 0));
+  bool elementwise = marked && marked->elementwise_read;
+  bool shared = !LLVMIsAAllocaInst(base) && !elementwise;
+  if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
+    if (kn_module.gpu && elementwise)
+      rev_remark_accumulation(r, load, ACC_PLAIN,
+                              (Reason){"the function is marked enzyme_elementwise_read%s", NULL});
     add_plainly(r, shadow, a, load);
-  else if (cuda_thread_owns(LLVMGetOperand(load, 0)) ||
-           vset_has(&r->owned_params, kn_underlying_object(LLVMGetOperand(load, 0))))
+    return;
+  }
+  Reason why;
+  bool owned = cuda_thread_owns(LLVMGetOperand(load, 0), &why);
+  if (!owned && vset_has(&r->owned_params, base)) {
+    owned = true;
+    why = (Reason){"the request gives the thread a part of the shadow of its own%s", NULL};
+  }
+  rev_remark_accumulation(r, load, owned ? ACC_OWNED : ACC_ATOMIC, why);
+  if (owned)
     add_where_owned(r, shadow, a, load);
   else
     add_atomically(r, shadow, a, load);

@@ -12,6 +12,7 @@
 typedef struct {
   LLVMValueRef load; /* in rev: a load from a placeholder address */
   LLVMValueRef root; /* in aug */
+  Reason why;        /* why root is recorded, not recomputed */
 } Placeholder;
 
 /* A call of a function of the module, augmented. */
@@ -69,6 +70,7 @@ typedef struct {
   Cfg *cfg;
   CountedLoop *loops;
   bool memory_frozen;      /* loads of arguments and globals can be repeated */
+  LLVMValueRef memory_writer; /* when not: the first write outside, unless !sig->adjacent */
   ValueSet frozen_params;  /* aug parameters whose loads can be repeated (sig->frozen) */
   ValueSet owned_params;   /* aug pointer parameters whose shadow is the thread's (sig->owned) */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
@@ -169,6 +171,16 @@ LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v);
 void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis);
 void rev_add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta);
 LLVMValueRef rev_add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
+
+/* why.c */
+typedef enum {
+  ACC_PLAIN,  /* no other thread reads it */
+  ACC_OWNED,  /* plain in a one-dimensional launch, atomic in others */
+  ACC_ATOMIC,
+} Accumulation;
+void rev_remark_recomputed(Reverse *r, LLVMValueRef load, Reason why);
+void rev_remark_recorded(Reverse *r, const Placeholder *p, const char *place);
+void rev_remark_accumulation(Reverse *r, LLVMValueRef load, Accumulation how, Reason why);
 
 /* tape.c */
 BlockRecord *rev_record_of(Reverse *r, LLVMBasicBlockRef bb);

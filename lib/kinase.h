@@ -50,6 +50,7 @@ void vset_free(ValueSet *set);
 
 _Noreturn void kn_die(const char *fmt, ...);
 char *kn_strdup_printf(const char *fmt, ...);
+bool kn_env_set(const char *name); /* set, not empty, not "0" */
 const char *kn_value_name(LLVMValueRef value); /* never NULL */
 bool kn_is_float_type(LLVMTypeRef type);       /* scalar or vector of floats */
 bool kn_type_has_floats(LLVMTypeRef type);     /* anywhere inside aggregates too */
@@ -108,8 +109,9 @@ LLVMMetadataRef kn_source_location(LLVMValueRef inst);
  * what costs (a value recorded on the tape, an atomic add). */
 typedef enum { KN_PASSED, KN_MISSED } RemarkKind;
 
-/* Why a decision went as it did: a clause, with one %s where `at` (an
- * instruction, or NULL) is described ("the store at line 12"). */
+/* Why a decision went as it did: a clause and, when `at` (an instruction)
+ * is not NULL, one %s in it where `at` is described ("the store at line
+ * 12"). */
 typedef struct {
   const char *text;
   LLVMValueRef at;
@@ -139,7 +141,7 @@ char *kn_describe_object(LLVMValueRef base, const Signature *sig);
 /* ---- options (plugin.cpp and the environment) ---- */
 bool kn_want_print(void);
 bool kn_want_list(void);
-bool kn_want_remarks(void); /* -mllvm -kinase-remarks, KINASE_REMARKS */
+bool kn_want_remarks(void); /* -mllvm -kinase-remarks, KINASE_REMARKS (core/remark.c) */
 
 /* ---- the request ---- */
 

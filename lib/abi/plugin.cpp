@@ -14,8 +14,8 @@
 extern "C" int kn_run_on_module(LLVMModuleRef module);
 
 // -mllvm options reach these only when the plugin is loaded before clang
-// parses them (-fplugin=Kinase.so, as kinase-cc does); KINASE_PRINT and
-// KINASE_LIST in the environment work everywhere.
+// parses them (-fplugin=Kinase.so, as kinase-cc does); KINASE_PRINT,
+// KINASE_LIST and KINASE_REMARKS in the environment work everywhere.
 static llvm::cl::opt<bool> PrintOption("kinase-print",
                                        llvm::cl::desc("Print every derivative Kinase generates"));
 static llvm::cl::opt<bool> ListOption("kinase-list",

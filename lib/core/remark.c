@@ -19,9 +19,10 @@
 #include <string.h>
 #include <stb/stb_ds.h>
 
-/* plugin.cpp (kinase-opt has its own): whether the context's diagnostic
- * handler wants the kind (clang's -Rpass=, opt's -pass-remarks=), and the
- * report through it. */
+/* plugin.cpp (kinase-opt has its own): the option, whether the context's
+ * diagnostic handler wants the kind (clang's -Rpass=, opt's
+ * -pass-remarks=), and the report through it. */
+int kn_option_remarks(void); /* -mllvm -kinase-remarks; kinase-opt --remarks */
 int kn_remark_enabled(LLVMContextRef context, int missed);
 void kn_report_remark(LLVMContextRef context, LLVMValueRef function, LLVMMetadataRef location,
                       int missed, const char *message);
@@ -30,6 +31,8 @@ void kn_report_remark(LLVMContextRef context, LLVMValueRef function, LLVMMetadat
 static struct { char *key; int value; } *said;
 
 static const char *const flags[] = {[KN_PASSED] = "-Rpass=kinase", [KN_MISSED] = "-Rpass-missed=kinase"};
+
+bool kn_want_remarks(void) { return kn_option_remarks() || kn_env_set("KINASE_REMARKS"); }
 
 bool kn_remarks_on(RemarkKind kind) {
   return kn_remark_enabled(kn_module.ctx, kind == KN_MISSED) || kn_want_remarks();
@@ -106,9 +109,9 @@ char *kn_describe_object(LLVMValueRef base, const Signature *sig) {
 }
 
 char *kn_reason_text(Reason why) {
-  if (!why.text)
-    return kn_strdup_printf("%s", "");
-  char *at = why.at ? kn_describe_instruction(why.at) : kn_strdup_printf("%s", "");
+  if (!why.at)
+    return kn_strdup_printf("%s", why.text ? why.text : "");
+  char *at = kn_describe_instruction(why.at);
   char *text = kn_strdup_printf(why.text, at);
   free(at);
   return text;

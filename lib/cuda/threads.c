@@ -266,19 +266,19 @@ bool cuda_thread_owns(LLVMValueRef address, Reason *why) {
   if (!decompose(address, &base, &offset) || offset.scale < 0)
     return kn_because(why, "the address is not base + S * gid + c in the thread's global index gid "
                            "(blockIdx.x * blockDim.x + threadIdx.x): other threads may add to the "
-                           "same element (shared)%s", NULL), false;
+                           "same element (shared)", NULL), false;
   if (!LLVMIsAArgument(base))
     return kn_because(why, "the address is not reached from a parameter: other threads may add "
-                           "to it (shared)%s", NULL), false;
+                           "to it (shared)", NULL), false;
   if (!offset.scale)
-    return kn_because(why, "the address is the same for every thread: shared%s", NULL), false;
+    return kn_because(why, "the address is the same for every thread: shared", NULL), false;
   ValueSet seen = {0};
   LLVMValueRef stray = NULL;
   bool owned = owned_everywhere(base, offset.scale, &seen, base, &stray);
   vset_free(&seen);
   if (owned)
     kn_because(why, "the address is base + S * gid + c and the function reaches only the "
-                    "thread's S bytes of base%s", NULL);
+                    "thread's S bytes of base", NULL);
   else
     kn_because(why, "the address depends on the thread index, but the function also reaches "
                     "that parameter outside the thread's S bytes [S * gid, S * gid + S) (%s): "
@@ -333,19 +333,19 @@ bool cuda_request_owns(LLVMValueRef request, LLVMValueRef shadow, LLVMValueRef f
       offset.constant < 0 || kn_strip_casts(shadow) == base)
     return kn_because(why, "the request does not pass it as base + S * gid + c, with base a "
                            "parameter of the caller and gid the thread's global index "
-                           "(blockIdx.x * blockDim.x + threadIdx.x)%s", NULL), false;
+                           "(blockIdx.x * blockDim.x + threadIdx.x)", NULL), false;
   int64_t extent = parameter_extent(fn, i);
   if (extent < 0)
-    return kn_because(why, "the function reaches it at offsets that vary, or passes it on%s", NULL), false;
+    return kn_because(why, "the function reaches it at offsets that vary, or passes it on", NULL), false;
   if (offset.constant + extent > offset.scale)
     return kn_because(why, "the function reaches more of it than the S bytes between one "
-                           "thread's part and the next%s", NULL), false;
+                           "thread's part and the next", NULL), false;
   /* The request's argument is base's only use: no other access to check. */
   LLVMValueRef only = kn_strip_casts(shadow);
   if (!used_only_by(base, only, 0) || !used_only_by(only, request, 0))
-    return kn_because(why, "the caller also uses the shadow's memory for something else%s", NULL), false;
+    return kn_because(why, "the caller also uses the shadow's memory for something else", NULL), false;
   return kn_because(why, "the request passes base + S * gid + c and the function reaches only "
-                         "the thread's S bytes of it%s", NULL), true;
+                         "the thread's S bytes of it", NULL), true;
 }
 
 static LLVMValueRef read_register(LLVMBuilderRef b, const char *name) {

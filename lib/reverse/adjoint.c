@@ -146,7 +146,7 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
   if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
     if (kn_module.gpu && elementwise)
       rev_remark_accumulation(r, load, ACC_PLAIN,
-                              (Reason){"the function is marked enzyme_elementwise_read%s", NULL});
+                              (Reason){"the function is marked enzyme_elementwise_read", NULL});
     add_plainly(r, shadow, a, load);
     return;
   }
@@ -154,7 +154,7 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
   bool owned = cuda_thread_owns(LLVMGetOperand(load, 0), &why);
   if (!owned && vset_has(&r->owned_params, base)) {
     owned = true;
-    why = (Reason){"the request gives the thread a part of the shadow of its own%s", NULL};
+    why = (Reason){"the request gives the thread a part of the shadow of its own", NULL};
   }
   rev_remark_accumulation(r, load, owned ? ACC_OWNED : ACC_ATOMIC, why);
   if (owned)

@@ -284,22 +284,29 @@ static bool repeatable_load(Reverse *r, LLVMValueRef inst, Reason *why) {
   if (!LLVMIsALoadInst(inst) || vset_has(&r->shadow_code, inst))
     return false;
   if (LLVMGetVolatile(inst))
-    return kn_because(why, "it is volatile%s", NULL), false;
+    return kn_because(why, "it is volatile", NULL), false;
   LLVMValueRef base = kn_underlying_object(LLVMGetOperand(inst, 0));
   if (vset_has(&r->frozen_params, base))
-    return kn_because(why, "nothing writes this parameter's memory while the derivative runs%s", NULL), true;
+    return kn_because(why, "nothing writes this parameter's memory while the derivative runs", NULL), true;
   if (!LLVMIsAArgument(base) && !LLVMIsAGlobalVariable(base))
     return kn_because(why, "it reads memory the function itself may change (not a parameter's or "
-                           "a global's)%s", NULL), false;
+                           "a global's)", NULL), false;
   if (!r->sig->adjacent)
     return kn_because(why, "its reverse sweep does not run right after the forward one (a call in "
                            "another derivative, or __enzyme_augmentfwd): memory may change "
-                           "between them%s", NULL), false;
+                           "between them", NULL), false;
+  /* Only the first write outside was looked for: it may be another object's. */
+  LLVMValueRef written = r->memory_writer && LLVMIsAStoreInst(r->memory_writer)
+                             ? kn_underlying_object(LLVMGetOperand(r->memory_writer, 1))
+                             : NULL;
+  if (!r->memory_frozen && written == base)
+    return kn_because(why, "the function writes the memory it reads (%s) before the reverse sweep "
+                           "runs", r->memory_writer), false;
   if (!r->memory_frozen)
     return kn_because(why, "the function writes memory it does not own (%s), which may "
                            "overwrite what the load read before the reverse sweep runs",
                       r->memory_writer), false;
-  return kn_because(why, "the function writes no memory but its own%s", NULL), true;
+  return kn_because(why, "the function writes no memory but its own", NULL), true;
 }
 
 /* A library math function (not the user's, declared like one) outside
@@ -314,10 +321,10 @@ static bool recomputable_math(LLVMValueRef v, Reason *why) {
   bool library = rule && rule->kind == RULE_MATH && !registry_of(kn_called_function(v));
   for (unsigned i = 0, n = library ? LLVMGetNumArgOperands(v) : 0; i < n; i++)
     if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(v, i))))
-      return kn_because(why, "it also writes through its pointer argument%s", NULL), false;
+      return kn_because(why, "it also writes through its pointer argument", NULL), false;
   if (library && !kn_module.gpu && cfg_on_cycle(LLVMGetInstructionParent(v)))
     return kn_because(why, "a math function called in a loop: on the host a record costs less "
-                           "than calling it again%s", NULL), false;
+                           "than calling it again", NULL), false;
   return library;
 }
 
@@ -337,7 +344,7 @@ static bool recomputable_marked_call(Reverse *r, LLVMValueRef v, Reason *why) {
   bool writes = function_writes_outside(callee, &visiting);
   vset_free(&visiting);
   if (writes)
-    kn_because(why, "it is marked enzyme_shouldrecompute but writes memory not its own%s", NULL);
+    kn_because(why, "it is marked enzyme_shouldrecompute but writes memory not its own", NULL);
   return !writes;
 }
 
@@ -345,7 +352,7 @@ static bool recomputable_marked_call(Reverse *r, LLVMValueRef v, Reason *why) {
  * checks set `why` for the kind of value each is about. */
 static bool recompute(Reverse *r, LLVMValueRef v, Reason *why) {
   static const char calls[] = "the reverse sweep does not call functions again "
-                              "(enzyme_shouldrecompute on one that only reads says it may)%s";
+                              "(enzyme_shouldrecompute on one that only reads says it may)";
   if (LLVMIsAExtractValueInst(v) && LLVMIsACallInst(LLVMGetOperand(v, 0)))
     return kn_because(why, calls, NULL), false;
   if (LLVMIsACallInst(v))
@@ -413,13 +420,13 @@ static LLVMValueRef counted_value(Reverse *r, LLVMValueRef v, Reason *why) {
   if (uncounted)
     kn_because(why, uncountable(r, uncounted), NULL);
   else if (!loop)
-    kn_because(why, "a value merged from branches is not computed again%s", NULL);
+    kn_because(why, "a value merged from branches is not computed again", NULL);
   if (!loop)
     return NULL;
   Induction iv;
   if (v != loop->counter && !induction_of(loop, v, &iv))
     return kn_because(why, "it changes from one iteration to the next other than by a constant step "
-                           "(i + c, a pointer walking an array, a shift)%s", NULL), NULL;
+                           "(i + c, a pointer walking an array, a shift)", NULL), NULL;
   LLVMValueRef k = LLVMBuildLoad2(r->b, i64(), rev_iteration_slot(r, loop), "k");
   if (v == loop->counter)
     return k;
@@ -461,7 +468,7 @@ LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v) {
   LLVMValueRef known = vmap_get(&r->memo, v);
   if (known)
     return known;
-  Reason why = {"it has side effects%s", NULL};
+  Reason why = {"it has side effects", NULL};
   LLVMValueRef value = counted_value(r, v, &why);
   if (!value && recompute(r, v, &why)) {
     if (LLVMIsALoadInst(v))

@@ -17,7 +17,7 @@ double scale(double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; i++)
     // LINE-DAG: options.c:[[@LINE+2]]:{{[0-9]+}}: remark: gradient of 'scale': the load from parameter 1 is recorded on the tape {{.*}}(the store at line [[#@LINE+3]]){{.*}} [-Rpass-missed=kinase]
-    // NOLINE-DAG: {{^}}remark: gradient of 'scale': the load from parameter 1 is recorded on the tape {{.*}}(the store), {{.*}} [-Rpass-missed=kinase]
+    // NOLINE-DAG: {{^}}remark: gradient of 'scale': the load from parameter 1 is recorded on the tape {{.*}}(the store){{.*}} [-Rpass-missed=kinase]
     s += x[i] * x[i];
   x[0] = s;
   return s;

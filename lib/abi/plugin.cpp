@@ -4,6 +4,8 @@
 #include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LLVMRemarkStreamer.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -36,6 +38,12 @@ extern "C" int kn_remark_enabled(LLVMContextRef context, int missed) {
   const llvm::DiagnosticHandler *handler = llvm::unwrap(context)->getDiagHandlerPtr();
   return missed ? handler->isMissedOptRemarkEnabled(RemarkPass)
                 : handler->isPassedOptRemarkEnabled(RemarkPass);
+}
+
+// -fsave-optimization-record (opt's -pass-remarks-output) writes every
+// remark diagnosed, shown or not.
+extern "C" int kn_remark_recorded(LLVMContextRef context) {
+  return llvm::unwrap(context)->getLLVMRemarkStreamer() != nullptr;
 }
 
 extern "C" void kn_report_remark(LLVMContextRef context, LLVMValueRef function,

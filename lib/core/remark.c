@@ -20,10 +20,12 @@
 #include <stb/stb_ds.h>
 
 /* plugin.cpp (kinase-opt has its own): the option, whether the context's
- * diagnostic handler wants the kind (clang's -Rpass=, opt's
- * -pass-remarks=), and the report through it. */
+ * diagnostic handler shows the kind (clang's -Rpass=, opt's
+ * -pass-remarks=), whether a remark file records every kind, and the report
+ * through the context. */
 int kn_option_remarks(void); /* -mllvm -kinase-remarks; kinase-opt --remarks */
 int kn_remark_enabled(LLVMContextRef context, int missed);
+int kn_remark_recorded(LLVMContextRef context);
 void kn_report_remark(LLVMContextRef context, LLVMValueRef function, LLVMMetadataRef location,
                       int missed, const char *message);
 
@@ -35,7 +37,8 @@ static const char *const flags[] = {[KN_PASSED] = "-Rpass=kinase", [KN_MISSED] =
 bool kn_want_remarks(void) { return kn_option_remarks() || kn_env_set("KINASE_REMARKS"); }
 
 bool kn_remarks_on(RemarkKind kind) {
-  return kn_remark_enabled(kn_module.ctx, kind == KN_MISSED) || kn_want_remarks();
+  return kn_remark_enabled(kn_module.ctx, kind == KN_MISSED) || kn_remark_recorded(kn_module.ctx) ||
+         kn_want_remarks();
 }
 
 static unsigned line_of(LLVMValueRef inst) {
@@ -152,9 +155,10 @@ void kn_remark(RemarkKind kind, LLVMValueRef where, LLVMValueRef subject, const 
     sh_new_strdup(said);
   if (shgeti(said, key) < 0) {
     shput(said, key, 1);
-    if (kn_remark_enabled(kn_module.ctx, kind == KN_MISSED))
+    bool shown = kn_remark_enabled(kn_module.ctx, kind == KN_MISSED);
+    if (shown || kn_remark_recorded(kn_module.ctx))
       kn_report_remark(kn_module.ctx, subject, location, kind == KN_MISSED, message);
-    else
+    if (!shown && kn_want_remarks())
       print_remark(kind, location, message);
   }
   free(key);

@@ -9,6 +9,16 @@
 // RUN: %kinase-cc -g -O2 -c %s -o /dev/null -mllvm -kinase-remarks 2>&1 | FileCheck %s --check-prefix=LINE
 // RUN: env KINASE_REMARKS=1 %clang-plugin -g -O2 -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINE
 // RUN: env KINASE_REMARKS=1 %clang-plugin -O2 -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOLINE
+// -fsave-optimization-record writes them all, shows none:
+// RUN: env -u KINASE_REMARKS %kinase-cc -O2 -c %s -o /dev/null -fsave-optimization-record -foptimization-record-file=%t.yaml 2>&1 | count 0
+// RUN: FileCheck %s --check-prefix=YAML --input-file=%t.yaml
+// YAML: --- !Missed
+// YAML-NEXT: Pass: kinase
+// YAML-NEXT: Name: Kinase
+// YAML-NEXT: DebugLoc: { File: '{{.*}}options.c', Line: [[#]], Column: [[#]] }
+// YAML-NEXT: Function: scale
+// YAML: --- !Passed
+// YAML-NEXT: Pass: kinase
 // RUN: %clang -g -O1 -Xclang -disable-llvm-passes -S -emit-llvm -I%S/../../include %s -o %t.ll
 // RUN: %kinase-opt --remarks %t.ll -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINE
 #include <kinase.h>

@@ -105,9 +105,18 @@ LLVMMetadataRef kn_source_location(LLVMValueRef inst);
 
 /* ---- remark.c: remarks that say why (-Rpass=kinase, -Rpass-missed=kinase) ---- */
 
-/* Passed: what the user wants (a value recomputed, a plain add); missed:
- * what costs (a value recorded on the tape, an atomic add). */
-typedef enum { KN_PASSED, KN_MISSED } RemarkKind;
+/* What a remark is about, its name in a remark file. Recomputed, plain
+ * adds and a thread's own shadow are passed remarks (-Rpass=kinase), what
+ * the user wants; recorded, atomic adds and shared shadows missed ones
+ * (-Rpass-missed=kinase), what costs. */
+typedef enum {
+  KN_RECOMPUTED,
+  KN_RECORDED,
+  KN_PLAIN_ADD,
+  KN_ATOMIC_ADD,
+  KN_OWN_SHADOW,
+  KN_SHARED_SHADOW,
+} RemarkKind;
 
 /* Why a decision went as it did: a clause and, when `at` (an instruction)
  * is not NULL, one %s in it where `at` is described ("the store at line

@@ -40,8 +40,8 @@ int kn_remark_recorded(LLVMContextRef context) {
 }
 
 void kn_report_remark(LLVMContextRef context, LLVMValueRef function, LLVMMetadataRef location,
-                      int missed, const char *message) {
-  (void)context, (void)function, (void)location, (void)missed;
+                      int missed, const char *name, const char *message) {
+  (void)context, (void)function, (void)location, (void)missed, (void)name;
   kn_die("remark without a handler: %s", message);
 }
 

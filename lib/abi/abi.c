@@ -210,7 +210,7 @@ static bool collect_actual(Request *r) {
 static bool owns_shadow(Request *r, unsigned i, LLVMValueRef shadow) {
   Reason why;
   bool owned = cuda_request_owns(r->call, shadow, r->fn, i, &why);
-  RemarkKind kind = owned ? KN_PASSED : KN_MISSED;
+  RemarkKind kind = owned ? KN_OWN_SHADOW : KN_SHARED_SHADOW;
   if (r->mode != MODE_REVERSE || !kn_remarks_on(kind))
     return owned;
   char *because = kn_reason_text(why);

@@ -47,7 +47,8 @@ extern "C" int kn_remark_recorded(LLVMContextRef context) {
 }
 
 extern "C" void kn_report_remark(LLVMContextRef context, LLVMValueRef function,
-                                 LLVMMetadataRef location, int missed, const char *message) {
+                                 LLVMMetadataRef location, int missed, const char *name,
+                                 const char *message) {
   auto &fn = *llvm::cast<llvm::Function>(llvm::unwrap(function));
   auto *loc = llvm::cast_or_null<llvm::DILocation>(llvm::unwrap(location));
   llvm::DiagnosticLocation where = loc                    ? llvm::DiagnosticLocation(loc)
@@ -55,10 +56,10 @@ extern "C" void kn_report_remark(LLVMContextRef context, LLVMValueRef function,
                                                         : llvm::DiagnosticLocation();
   const llvm::BasicBlock *region = fn.empty() ? nullptr : &fn.getEntryBlock();
   if (missed)
-    llvm::unwrap(context)->diagnose(llvm::OptimizationRemarkMissed(RemarkPass, "Kinase", where, region)
+    llvm::unwrap(context)->diagnose(llvm::OptimizationRemarkMissed(RemarkPass, name, where, region)
                                     << message);
   else
-    llvm::unwrap(context)->diagnose(llvm::OptimizationRemark(RemarkPass, "Kinase", where, region)
+    llvm::unwrap(context)->diagnose(llvm::OptimizationRemark(RemarkPass, name, where, region)
                                     << message);
 }
 

@@ -27,17 +27,24 @@ int kn_option_remarks(void); /* -mllvm -kinase-remarks; kinase-opt --remarks */
 int kn_remark_enabled(LLVMContextRef context, int missed);
 int kn_remark_recorded(LLVMContextRef context);
 void kn_report_remark(LLVMContextRef context, LLVMValueRef function, LLVMMetadataRef location,
-                      int missed, const char *message);
+                      int missed, const char *name, const char *message);
 
 /* One function differentiated twice says the same thing once. */
 static struct { char *key; int value; } *said;
 
-static const char *const flags[] = {[KN_PASSED] = "-Rpass=kinase", [KN_MISSED] = "-Rpass-missed=kinase"};
+static const struct {
+  bool missed;
+  const char *name;
+} kinds[] = {
+    [KN_RECOMPUTED] = {false, "Recomputed"}, [KN_RECORDED] = {true, "Recorded"},
+    [KN_PLAIN_ADD] = {false, "PlainAdd"},    [KN_ATOMIC_ADD] = {true, "AtomicAdd"},
+    [KN_OWN_SHADOW] = {false, "OwnShadow"},  [KN_SHARED_SHADOW] = {true, "SharedShadow"},
+};
 
 bool kn_want_remarks(void) { return kn_option_remarks() || kn_env_set("KINASE_REMARKS"); }
 
 bool kn_remarks_on(RemarkKind kind) {
-  return kn_remark_enabled(kn_module.ctx, kind == KN_MISSED) || kn_remark_recorded(kn_module.ctx) ||
+  return kn_remark_enabled(kn_module.ctx, kinds[kind].missed) || kn_remark_recorded(kn_module.ctx) ||
          kn_want_remarks();
 }
 
@@ -97,7 +104,10 @@ char *kn_describe_object(LLVMValueRef base, const Signature *sig) {
                  : kn_strdup_printf("parameter %u", index + 1);
   }
   if (LLVMIsAGlobalVariable(base))
-    return kn_strdup_printf("the global '%s'", kn_value_name(base));
+    return kn_strdup_printf(LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == KN_SHARED_ADDRESS_SPACE
+                                ? "the __shared__ variable '%s'"
+                                : "the global '%s'",
+                            kn_value_name(base));
   if (LLVMIsAAllocaInst(base))
     return kn_strdup_printf("a local variable");
   if (LLVMIsALoadInst(base))
@@ -129,7 +139,8 @@ static void print_remark(RemarkKind kind, LLVMMetadataRef location, const char *
     fprintf(stderr, "%.*s:%u:%u: ", (int)length, name, LLVMDILocationGetLine(location),
             LLVMDILocationGetColumn(location));
   }
-  fprintf(stderr, "remark: %s [%s]\n", message, flags[kind]);
+  fprintf(stderr, "remark: %s [%s]\n", message,
+          kinds[kind].missed ? "-Rpass-missed=kinase" : "-Rpass=kinase");
 }
 
 /* The user's name for a function Kinase copied before differentiating. */
@@ -155,9 +166,9 @@ void kn_remark(RemarkKind kind, LLVMValueRef where, LLVMValueRef subject, const 
     sh_new_strdup(said);
   if (shgeti(said, key) < 0) {
     shput(said, key, 1);
-    bool shown = kn_remark_enabled(kn_module.ctx, kind == KN_MISSED);
+    bool shown = kn_remark_enabled(kn_module.ctx, kinds[kind].missed);
     if (shown || kn_remark_recorded(kn_module.ctx))
-      kn_report_remark(kn_module.ctx, subject, location, kind == KN_MISSED, message);
+      kn_report_remark(kn_module.ctx, subject, location, kinds[kind].missed, kinds[kind].name, message);
     if (!shown && kn_want_remarks())
       print_remark(kind, location, message);
   }

@@ -263,6 +263,9 @@ static bool owned_everywhere(LLVMValueRef base, int64_t scale, ValueSet *seen, L
 bool cuda_thread_owns(LLVMValueRef address, Reason *why) {
   LLVMValueRef base;
   Affine offset;
+  if (LLVMIsAGlobalVariable(kn_underlying_object(address)))
+    return kn_because(why, "the address is in a variable every thread reaches (global or "
+                           "__shared__): shared", NULL), false;
   if (!decompose(address, &base, &offset) || offset.scale < 0)
     return kn_because(why, "the address is not base + S * gid + c in the thread's global index gid "
                            "(blockIdx.x * blockDim.x + threadIdx.x): other threads may add to the "

@@ -35,20 +35,20 @@ static char *describe_value(Reverse *r, LLVMValueRef v) {
 }
 
 void rev_remark_recomputed(Reverse *r, LLVMValueRef load, Reason why) {
-  if (!kn_remarks_on(KN_PASSED))
+  if (!kn_remarks_on(KN_RECOMPUTED))
     return;
   char *what = describe_value(r, load), *because = kn_reason_text(why);
-  kn_remark(KN_PASSED, load, r->sig->fn, derivative,
+  kn_remark(KN_RECOMPUTED, load, r->sig->fn, derivative,
             "%s is recomputed in the reverse sweep, not recorded: %s", what, because);
   free(what);
   free(because);
 }
 
 void rev_remark_recorded(Reverse *r, const Placeholder *p, const char *place) {
-  if (!kn_remarks_on(KN_MISSED))
+  if (!kn_remarks_on(KN_RECORDED))
     return;
   char *what = describe_value(r, p->root), *because = kn_reason_text(p->why);
-  kn_remark(KN_MISSED, p->root, r->sig->fn, derivative,
+  kn_remark(KN_RECORDED, p->root, r->sig->fn, derivative,
             "%s is recorded on the tape (%s), not recomputed: %s", what, place, because);
   free(what);
   free(because);
@@ -58,10 +58,10 @@ static const struct {
   RemarkKind kind;
   const char *how;
 } accumulations[] = {
-    [ACC_PLAIN] = {KN_PASSED, "plain add"},
-    [ACC_OWNED] = {KN_PASSED, "plain add (owned by thread) in a one-dimensional launch, atomic "
+    [ACC_PLAIN] = {KN_PLAIN_ADD, "plain add"},
+    [ACC_OWNED] = {KN_PLAIN_ADD, "plain add (owned by thread) in a one-dimensional launch, atomic "
                               "in others (threads may share an x index)"},
-    [ACC_ATOMIC] = {KN_MISSED, "atomic add"},
+    [ACC_ATOMIC] = {KN_ATOMIC_ADD, "atomic add"},
 };
 
 void rev_remark_accumulation(Reverse *r, LLVMValueRef load, Accumulation how, Reason why) {

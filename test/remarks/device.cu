@@ -57,3 +57,17 @@ __global__ void squares(float *y, const float *x) {
   // CHECK-DAG: device.cu:[[@LINE+1]]:{{[0-9]+}}: remark: gradient of '{{.*}}squares{{.*}}': the adjoint of the load from parameter 2: plain add (owned by thread) in a one-dimensional launch, atomic in others (threads may share an x index), because the address is base + S * gid + c and the function reaches only the thread's S bytes of base [-Rpass=kinase]
   y[i] = x[i] * x[i];
 }
+
+// __shared__ memory is the block's: its adjoints are atomic.
+__global__ void block_sums(float *out, const float *x) {
+  __shared__ float s[256];
+  s[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = 0;
+    for (int k = 0; k < 256; k++)
+      // CHECK-DAG: device.cu:[[@LINE+1]]:{{[0-9]+}}: remark: gradient of '{{.*}}block_sums{{.*}}': the adjoint of the load from the __shared__ variable '{{.*}}': atomic add, because the address is in a variable every thread reaches (global or __shared__): shared [-Rpass-missed=kinase]
+      t += s[k];
+    out[blockIdx.x] = t;
+  }
+}

@@ -14,7 +14,7 @@
 // RUN: FileCheck %s --check-prefix=YAML --input-file=%t.yaml
 // YAML: --- !Missed
 // YAML-NEXT: Pass: kinase
-// YAML-NEXT: Name: Kinase
+// YAML-NEXT: Name: Recorded
 // YAML-NEXT: DebugLoc: { File: '{{.*}}options.c', Line: [[#]], Column: [[#]] }
 // YAML-NEXT: Function: scale
 // YAML: --- !Passed

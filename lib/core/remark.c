@@ -2,7 +2,8 @@
  * and why it could not compute them again, which adjoints device code adds
  * atomically and why, so that a user can change the code. The decisions are
  * made elsewhere (reverse/primal.c, reverse/tape.c, reverse/adjoint.c,
- * cuda/threads.c), each with its Reason; this file only words and reports.
+ * cuda/threads.c, abi/abi.c), each with its Reason; this file only words
+ * and reports (reverse/why.c words the reverse sweep's).
  *
  * Passed remarks (-Rpass=kinase) are the cheap outcomes: a load recomputed,
  * a plain add. Missed ones (-Rpass-missed=kinase) are the costly: a value

@@ -59,8 +59,8 @@ static const struct {
   const char *how;
 } accumulations[] = {
     [ACC_PLAIN] = {KN_PLAIN_ADD, "plain add"},
-    [ACC_OWNED] = {KN_PLAIN_ADD, "plain add (owned by thread) in a one-dimensional launch, atomic "
-                              "in others (threads may share an x index)"},
+    [ACC_OWNED] = {KN_PLAIN_ADD, "plain add (owned by thread) in a one-dimensional launch, "
+                                 "atomic in others (threads may share an x index)"},
     [ACC_ATOMIC] = {KN_ATOMIC_ADD, "atomic add"},
 };
 

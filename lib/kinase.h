@@ -50,6 +50,7 @@ void vset_free(ValueSet *set);
 
 _Noreturn void kn_die(const char *fmt, ...);
 char *kn_strdup_printf(const char *fmt, ...);
+bool kn_env_set(const char *name); /* set, not empty, not "0" */
 const char *kn_value_name(LLVMValueRef value); /* never NULL */
 bool kn_is_float_type(LLVMTypeRef type);       /* scalar or vector of floats */
 bool kn_type_has_floats(LLVMTypeRef type);     /* anywhere inside aggregates too */
@@ -99,9 +100,59 @@ int kn_error_count(void);
  * message goes to *first (if still NULL; the caller frees it). */
 void kn_capture_errors(char **first);
 
+/* The source location of an instruction as diagnostics give it (code
+ * inlined from a header at the line that called it; a neighbour's where it
+ * has none); NULL without debug locations. */
+LLVMMetadataRef kn_source_location(LLVMValueRef inst);
+
+/* ---- remark.c: remarks that say why (-Rpass=kinase, -Rpass-missed=kinase) ---- */
+
+/* What a remark is about, its name in a remark file. Recomputed, plain
+ * adds and a thread's own shadow are passed remarks (-Rpass=kinase), what
+ * the user wants; recorded, atomic adds and shared shadows missed ones
+ * (-Rpass-missed=kinase), what costs. */
+typedef enum {
+  KN_RECOMPUTED,
+  KN_RECORDED,
+  KN_PLAIN_ADD,
+  KN_ATOMIC_ADD,
+  KN_OWN_SHADOW,
+  KN_SHARED_SHADOW,
+} RemarkKind;
+
+/* Why a decision went as it did: a clause and, when `at` (an instruction)
+ * is not NULL, one %s in it where `at` is described ("the store at line
+ * 12"). */
+typedef struct {
+  const char *text;
+  LLVMValueRef at;
+} Reason;
+
+static inline void kn_because(Reason *why, const char *text, LLVMValueRef at) {
+  if (why)
+    *why = (Reason){text, at};
+}
+
+bool kn_remarks_on(RemarkKind kind);
+/* A remark at `where` (an instruction; NULL for the function) about the
+ * derivative of `subject` being generated (`derivative`: "gradient"). */
+void kn_remark(RemarkKind kind, LLVMValueRef where, LLVMValueRef subject, const char *derivative,
+               const char *fmt, ...);
+/* The reason as a clause (the caller frees it). */
+char *kn_reason_text(Reason why);
+/* "the store at line 12", "the call of 'g' at line 3" (the caller frees it). */
+char *kn_describe_instruction(LLVMValueRef inst);
+/* "parameter 2 ('x')", "the global 'g'", "a local variable": where the
+ * memory behind a pointer comes from; `sig`, when the pointer is a
+ * parameter of its derivative, numbers the user's parameters (the caller
+ * frees it). */
+typedef struct Signature Signature;
+char *kn_describe_object(LLVMValueRef base, const Signature *sig);
+
 /* ---- options (plugin.cpp and the environment) ---- */
 bool kn_want_print(void);
 bool kn_want_list(void);
+bool kn_want_remarks(void); /* -mllvm -kinase-remarks, KINASE_REMARKS (core/remark.c) */
 
 /* ---- the request ---- */
 
@@ -111,7 +162,7 @@ typedef enum { MODE_FORWARD, MODE_REVERSE } Mode;
 #define KN_MAX_PARAMS 64
 
 /* A derivative asked for: the key of the derivative cache. */
-typedef struct {
+struct Signature {
   LLVMValueRef fn;
   Mode mode;
   unsigned nparams;
@@ -129,7 +180,7 @@ typedef struct {
    * argument is base + S * gid + c, the function touching no more than
    * those S bytes; cuda/threads.c): adjoints go there without atomics. */
   unsigned long long owned;
-} Signature;
+};
 
 const char *activity_name(Activity activity);
 
@@ -498,8 +549,9 @@ void cuda_launch_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tange
 bool cuda_is_thread_geometry(LLVMValueRef v);
 /* Whether only this thread touches `address` (and every other address its
  * function reaches through the same parameter), in a one-dimensional
- * launch: base + S * (blockIdx.x * blockDim.x + threadIdx.x) + c, 0 <= c < S. */
-bool cuda_thread_owns(LLVMValueRef address);
+ * launch: base + S * (blockIdx.x * blockDim.x + threadIdx.x) + c, 0 <= c < S.
+ * *why says why (may be NULL). */
+bool cuda_thread_owns(LLVMValueRef address, Reason *why);
 /* Whether every access through parameter `param` (of a simplified function)
  * is one cuda_thread_owns: each thread touches only its own part. */
 bool cuda_parameter_owned(LLVMValueRef param);
@@ -515,7 +567,8 @@ bool cuda_may_be_warp_uniform(LLVMValueRef address);
  * parameter i of `fn`, is the thread's alone: base + S * gid + c with base
  * a parameter used for nothing else, and fn touching at most S - c bytes
  * through parameter i, at constant offsets. */
-bool cuda_request_owns(LLVMValueRef request, LLVMValueRef shadow, LLVMValueRef fn, unsigned i);
+bool cuda_request_owns(LLVMValueRef request, LLVMValueRef shadow, LLVMValueRef fn, unsigned i,
+                       Reason *why);
 
 /* ---- cuda/warp.c: barriers and warp shuffles in device code ---- */
 

@@ -1,7 +1,7 @@
 /* kinase-opt: runs the Kinase transform on an IR or bitcode file outside
  * clang, so that it can be fuzzed and run under the sanitizers.
  *
- *   kinase-opt [--wrap] [--print] [--list] [-o out.ll|out.bc] in.ll|in.bc
+ *   kinase-opt [--wrap] [--print] [--list] [--remarks] [-o out.ll|out.bc] in.ll|in.bc
  *
  * --wrap first adds, for every function defined in the module, requests for
  * its derivatives (forward and reverse, with the default activities and with
@@ -20,11 +20,30 @@
 
 int kn_run_on_module(LLVMModuleRef module);
 
-static bool print_option, list_option;
+static bool print_option, list_option, remarks_option;
 static int reported;
 
 int kn_option_print(void) { return print_option; }
 int kn_option_list(void) { return list_option; }
+int kn_option_remarks(void) { return remarks_option; }
+
+/* No diagnostic handler chooses remarks here: --remarks has them printed
+ * as -mllvm -kinase-remarks does under clang (core/remark.c). */
+int kn_remark_enabled(LLVMContextRef context, int missed) {
+  (void)context, (void)missed;
+  return 0;
+}
+
+int kn_remark_recorded(LLVMContextRef context) {
+  (void)context;
+  return 0;
+}
+
+void kn_report_remark(LLVMContextRef context, LLVMValueRef function, LLVMMetadataRef location,
+                      int missed, const char *name, const char *message) {
+  (void)context, (void)function, (void)location, (void)missed, (void)name;
+  kn_die("remark without a handler: %s", message);
+}
 
 /* What plugin.cpp does through clang, done here on stderr. */
 void kn_report_error(LLVMContextRef context, LLVMValueRef function, LLVMMetadataRef location,
@@ -136,7 +155,7 @@ static void wrap_functions(LLVMModuleRef mod) {
 /* ---- main ---- */
 
 static int usage(void) {
-  fputs("usage: kinase-opt [--wrap] [--print] [--list] [-o out.ll|out.bc] in.ll|in.bc\n", stderr);
+  fputs("usage: kinase-opt [--wrap] [--print] [--list] [--remarks] [-o out.ll|out.bc] in.ll|in.bc\n", stderr);
   return 2;
 }
 
@@ -155,6 +174,8 @@ int main(int argc, char **argv) {
       print_option = true;
     else if (!strcmp(argv[i], "--list"))
       list_option = true;
+    else if (!strcmp(argv[i], "--remarks"))
+      remarks_option = true;
     else if (!strcmp(argv[i], "-o") && i + 1 < argc)
       output = argv[++i];
     else if (!strcmp(argv[i], "--version"))

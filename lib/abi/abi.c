@@ -204,6 +204,25 @@ static bool collect_actual(Request *r) {
   return true;
 }
 
+/* Whether the shadow a device-side request passes for pointer parameter i
+ * is the calling thread's alone (cuda/threads.c); a gradient's remark says
+ * why, at the request. */
+static bool owns_shadow(Request *r, unsigned i, LLVMValueRef shadow) {
+  Reason why;
+  bool owned = cuda_request_owns(r->call, shadow, r->fn, i, &why);
+  RemarkKind kind = owned ? KN_OWN_SHADOW : KN_SHARED_SHADOW;
+  if (r->mode != MODE_REVERSE || !kn_remarks_on(kind))
+    return owned;
+  char *because = kn_reason_text(why);
+  kn_remark(kind, r->call, r->fn, "gradient",
+            owned ? "the shadow passed for parameter %u is the thread's own: %s"
+                  : "the shadow passed for parameter %u is not the thread's own, its adjoints are "
+                    "added atomically: %s",
+            i + 1, because);
+  free(because);
+  return owned;
+}
+
 /* Reads the markers and values after the function argument into `sig` and
  * the argument list of the derivative; *read is how many it read. */
 static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
@@ -233,8 +252,7 @@ static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
       if (!push_arg(r, i, value, type))
         return false;
     }
-    if (kn_module.gpu && needed == 2 && kn_is_pointer_type(type) &&
-        cuda_request_owns(r->call, r->actual[cursor - 1], r->fn, i))
+    if (kn_module.gpu && needed == 2 && kn_is_pointer_type(type) && owns_shadow(r, i, r->actual[cursor - 1]))
       sig->owned |= 1ull << i;
     sig->params[i] = act;
   }

@@ -10,13 +10,8 @@ Module kn_module;
 int kn_option_print(void); /* plugin.cpp */
 int kn_option_list(void);
 
-static bool env_set(const char *name) {
-  const char *v = getenv(name);
-  return v && *v && strcmp(v, "0") != 0;
-}
-
-bool kn_want_print(void) { return kn_option_print() || env_set("KINASE_PRINT"); }
-bool kn_want_list(void) { return kn_option_list() || env_set("KINASE_LIST"); }
+bool kn_want_print(void) { return kn_option_print() || kn_env_set("KINASE_PRINT"); }
+bool kn_want_list(void) { return kn_option_list() || kn_env_set("KINASE_LIST"); }
 
 static const struct {
   const char *name;

@@ -68,6 +68,8 @@ static LLVMMetadataRef location_near(LLVMValueRef inst) {
   return loc;
 }
 
+LLVMMetadataRef kn_source_location(LLVMValueRef inst) { return location_near(inst); }
+
 /* What was captured: the reason, and where when known ("file.cu:12"). */
 static char *captured(const char *what, LLVMMetadataRef location) {
   if (!location)

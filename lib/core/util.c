@@ -71,6 +71,11 @@ char *kn_strdup_printf(const char *fmt, ...) {
   return s;
 }
 
+bool kn_env_set(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && strcmp(v, "0") != 0;
+}
+
 const char *kn_value_name(LLVMValueRef value) {
   size_t len;
   const char *name = LLVMGetValueName2(value, &len);

@@ -232,8 +232,10 @@ static LLVMValueRef access_address(LLVMValueRef inst, uint64_t *bytes) {
 }
 
 /* Whether every use of `base` in its function is a load or store at
- * base + scale * gid + c with 0 <= c and c + size <= scale. */
-static bool owned_everywhere(LLVMValueRef base, int64_t scale, ValueSet *seen, LLVMValueRef v) {
+ * base + scale * gid + c with 0 <= c and c + size <= scale; *stray is the
+ * first use that is not. */
+static bool owned_everywhere(LLVMValueRef base, int64_t scale, ValueSet *seen, LLVMValueRef v,
+                             LLVMValueRef *stray) {
   if (!vset_add(seen, v))
     return true;
   for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
@@ -245,27 +247,45 @@ static bool owned_everywhere(LLVMValueRef base, int64_t scale, ValueSet *seen, L
       Affine offset;
       if (!decompose(address, &b, &offset) || b != base || offset.scale != scale ||
           offset.constant < 0 || offset.constant + (int64_t)bytes > scale)
-        return false;
+        return *stray = user, false;
       continue;
     }
     if (LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user) || LLVMIsAAddrSpaceCastInst(user)) {
-      if (!owned_everywhere(base, scale, seen, user))
+      if (!owned_everywhere(base, scale, seen, user, stray))
         return false;
       continue;
     }
-    return false; /* stored, passed to a call, compared, turned into an integer */
+    return *stray = user, false; /* stored, passed to a call, compared, turned into an integer */
   }
   return true;
 }
 
-bool cuda_thread_owns(LLVMValueRef address) {
+bool cuda_thread_owns(LLVMValueRef address, Reason *why) {
   LLVMValueRef base;
   Affine offset;
-  if (!decompose(address, &base, &offset) || !LLVMIsAArgument(base) || offset.scale <= 0)
-    return false;
+  if (LLVMIsAGlobalVariable(kn_underlying_object(address)))
+    return kn_because(why, "the address is in a variable every thread reaches (global or "
+                           "__shared__): shared", NULL), false;
+  if (!decompose(address, &base, &offset) || offset.scale < 0)
+    return kn_because(why, "the address is not base + S * gid + c in the thread's global index gid "
+                           "(blockIdx.x * blockDim.x + threadIdx.x): other threads may add to the "
+                           "same element (shared)", NULL), false;
+  if (!LLVMIsAArgument(base))
+    return kn_because(why, "the address is not reached from a parameter: other threads may add "
+                           "to it (shared)", NULL), false;
+  if (!offset.scale)
+    return kn_because(why, "the address is the same for every thread: shared", NULL), false;
   ValueSet seen = {0};
-  bool owned = owned_everywhere(base, offset.scale, &seen, base);
+  LLVMValueRef stray = NULL;
+  bool owned = owned_everywhere(base, offset.scale, &seen, base, &stray);
   vset_free(&seen);
+  if (owned)
+    kn_because(why, "the address is base + S * gid + c and the function reaches only the "
+                    "thread's S bytes of base", NULL);
+  else
+    kn_because(why, "the address depends on the thread index, but the function also reaches "
+                    "that parameter outside the thread's S bytes [S * gid, S * gid + S) (%s): "
+                    "shared", stray);
   return owned;
 }
 
@@ -291,7 +311,7 @@ bool cuda_parameter_owned(LLVMValueRef param) {
   /* cuda_thread_owns checks every access through the parameter against
    * the stride of the first. */
   LLVMValueRef address = first_access(param, 0);
-  return address && cuda_thread_owns(address);
+  return address && cuda_thread_owns(address, NULL);
 }
 
 /* The bytes past `p` that the function reads or writes through it, at
@@ -333,18 +353,27 @@ static int64_t parameter_extent(LLVMValueRef fn, unsigned i) {
   return extent;
 }
 
-bool cuda_request_owns(LLVMValueRef request, LLVMValueRef shadow, LLVMValueRef fn, unsigned i) {
+bool cuda_request_owns(LLVMValueRef request, LLVMValueRef shadow, LLVMValueRef fn, unsigned i,
+                       Reason *why) {
   LLVMValueRef base;
   Affine offset;
   if (!decompose(shadow, &base, &offset) || !LLVMIsAArgument(base) || offset.scale <= 0 ||
       offset.constant < 0 || kn_strip_casts(shadow) == base)
-    return false;
+    return kn_because(why, "the request does not pass it as base + S * gid + c, with base a "
+                           "parameter of the caller and gid the thread's global index "
+                           "(blockIdx.x * blockDim.x + threadIdx.x)", NULL), false;
   int64_t extent = parameter_extent(fn, i);
-  if (extent < 0 || offset.constant + extent > offset.scale)
-    return false;
+  if (extent < 0)
+    return kn_because(why, "the function reaches it at offsets that vary, or passes it on", NULL), false;
+  if (offset.constant + extent > offset.scale)
+    return kn_because(why, "the function reaches more of it than the S bytes between one "
+                           "thread's part and the next", NULL), false;
   /* The request's argument is base's only use: no other access to check. */
   LLVMValueRef only = kn_strip_casts(shadow);
-  return used_only_by(base, only, 0) && used_only_by(only, request, 0);
+  if (!used_only_by(base, only, 0) || !used_only_by(only, request, 0))
+    return kn_because(why, "the caller also uses the shadow's memory for something else", NULL), false;
+  return kn_because(why, "the request passes base + S * gid + c and the function reaches only "
+                         "the thread's S bytes of it", NULL), true;
 }
 
 static LLVMValueRef read_register(LLVMBuilderRef b, const char *name) {

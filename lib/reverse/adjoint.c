@@ -259,16 +259,29 @@ static bool reverse_may_read_shadows(LLVMValueRef inst) {
 static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
   LLVMTypeRef type = LLVMTypeOf(a);
   const Registration *marked = registry_of(r->sig->fn);
-  bool shared = !LLVMIsAAllocaInst(kn_underlying_object(LLVMGetOperand(load, 0))) &&
-                !(marked && marked->elementwise_read);
-  if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
+  LLVMValueRef base = kn_underlying_object(LLVMGetOperand(load, 0));
+  bool elementwise = marked && marked->elementwise_read;
+  bool shared = !LLVMIsAAllocaInst(base) && !elementwise;
+  if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
+    if (kn_module.gpu && elementwise)
+      rev_remark_accumulation(r, load, ACC_PLAIN,
+                              (Reason){"the function is marked enzyme_elementwise_read", NULL});
     add_plainly(r, shadow, a, load);
-  else if (cuda_thread_owns(LLVMGetOperand(load, 0)) ||
-           vset_has(&r->owned_params, kn_underlying_object(LLVMGetOperand(load, 0))))
+    return;
+  }
+  Reason why;
+  bool owned = cuda_thread_owns(LLVMGetOperand(load, 0), &why);
+  if (!owned && vset_has(&r->owned_params, base)) {
+    owned = true;
+    why = (Reason){"the request gives the thread a part of the shadow of its own", NULL};
+  }
+  LLVMTypeKind kind = LLVMGetTypeKind(type);
+  bool warp = !owned && (kind == LLVMFloatTypeKind || kind == LLVMDoubleTypeKind) &&
+              cfg_on_cycle(LLVMGetInstructionParent(load)) && cuda_may_be_warp_uniform(LLVMGetOperand(load, 0));
+  rev_remark_accumulation(r, load, owned ? ACC_OWNED : warp ? ACC_WARP : ACC_ATOMIC, why);
+  if (owned)
     arrput(r->owned_adds, ((HeldAdd){shadow, a, load}));
-  else if ((LLVMGetTypeKind(type) == LLVMFloatTypeKind || LLVMGetTypeKind(type) == LLVMDoubleTypeKind) &&
-           cfg_on_cycle(LLVMGetInstructionParent(load)) &&
-           cuda_may_be_warp_uniform(LLVMGetOperand(load, 0)))
+  else if (warp)
     arrput(r->warp_adds, ((HeldAdd){shadow, a, load}));
   else
     add_atomically(r, shadow, a, load);

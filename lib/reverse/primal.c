@@ -59,14 +59,25 @@ static void count_loop(Reverse *r, Loop *loop) {
   arrput(r->loops, counted);
 }
 
+/* Why a loop gets no counter, NULL when it gets one. */
+static const char *uncountable(Reverse *r, Loop *loop) {
+  if (!loop->latch)
+    return "the loop is not in a form whose iterations can be counted: it has more than one "
+           "edge back to its start (a continue, or several paths back)";
+  if (!loop->preheader || arrlen(cfg_predecessors(r->cfg, loop->header)) != 2)
+    return "the loop is not in a form whose iterations can be counted: it is entered from "
+           "more than one place";
+  if (!exits_are_dedicated(r, loop))
+    return "the loop is not in a form whose iterations can be counted: a block it exits to "
+           "is also reached from outside the loop";
+  return NULL;
+}
+
 void rev_count_loops(Reverse *r) {
   Loop *loops = cfg_loops(r->cfg);
-  for (ptrdiff_t i = 0; i < arrlen(loops); i++) {
-    Loop *loop = &loops[i];
-    if (loop->latch && loop->preheader && arrlen(cfg_predecessors(r->cfg, loop->header)) == 2 &&
-        exits_are_dedicated(r, loop))
-      count_loop(r, loop);
-  }
+  for (ptrdiff_t i = 0; i < arrlen(loops); i++)
+    if (!uncountable(r, &loops[i]))
+      count_loop(r, &loops[i]);
 }
 
 /* An induction variable of a counted loop: i = phi [init, preheader],
@@ -262,18 +273,40 @@ bool rev_memory_is_frozen(Reverse *r) {
   for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
          inst = LLVMGetNextInstruction(inst))
-      if (writes_outside(r, inst))
+      if (writes_outside(r, inst)) {
+        r->memory_writer = inst;
         return false;
+      }
   return true;
 }
 
-static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
-  if (!LLVMIsALoadInst(inst) || vset_has(&r->shadow_code, inst) || LLVMGetVolatile(inst))
+static bool repeatable_load(Reverse *r, LLVMValueRef inst, Reason *why) {
+  if (!LLVMIsALoadInst(inst) || vset_has(&r->shadow_code, inst))
     return false;
+  if (LLVMGetVolatile(inst))
+    return kn_because(why, "it is volatile", NULL), false;
   LLVMValueRef base = kn_underlying_object(LLVMGetOperand(inst, 0));
   if (vset_has(&r->frozen_params, base))
-    return true;
-  return r->memory_frozen && (LLVMIsAArgument(base) || LLVMIsAGlobalVariable(base));
+    return kn_because(why, "nothing writes this parameter's memory while the derivative runs", NULL), true;
+  if (!LLVMIsAArgument(base) && !LLVMIsAGlobalVariable(base))
+    return kn_because(why, "it reads memory the function itself may change (not a parameter's or "
+                           "a global's)", NULL), false;
+  if (!r->sig->adjacent)
+    return kn_because(why, "its reverse sweep does not run right after the forward one (a call in "
+                           "another derivative, or __enzyme_augmentfwd): memory may change "
+                           "between them", NULL), false;
+  /* Only the first write outside was looked for: it may be another object's. */
+  LLVMValueRef written = r->memory_writer && LLVMIsAStoreInst(r->memory_writer)
+                             ? kn_underlying_object(LLVMGetOperand(r->memory_writer, 1))
+                             : NULL;
+  if (!r->memory_frozen && written == base)
+    return kn_because(why, "the function writes the memory it reads (%s) before the reverse sweep "
+                           "runs", r->memory_writer), false;
+  if (!r->memory_frozen)
+    return kn_because(why, "the function writes memory it does not own (%s), which may "
+                           "overwrite what the load read before the reverse sweep runs",
+                      r->memory_writer), false;
+  return kn_because(why, "the function writes no memory but its own", NULL), true;
 }
 
 /* A library math function (not the user's, declared like one) outside
@@ -283,13 +316,16 @@ static bool repeatable_load(Reverse *r, LLVMValueRef inst) {
  * allocated once and a record is cheaper than the call, except in device
  * code, where a tape growing with the loop lives on the small device heap
  * and memory is slower than arithmetic. */
-static bool recomputable_math(LLVMValueRef v) {
+static bool recomputable_math(LLVMValueRef v, Reason *why) {
   const Rule *rule = LLVMIsACallInst(v) ? rule_for_call(v) : NULL;
   bool library = rule && rule->kind == RULE_MATH && !registry_of(kn_called_function(v));
   for (unsigned i = 0, n = library ? LLVMGetNumArgOperands(v) : 0; i < n; i++)
     if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(v, i))))
-      return false; /* frexp, lgamma_r: it writes through the pointer too */
-  return library && (kn_module.gpu || !cfg_on_cycle(LLVMGetInstructionParent(v)));
+      return kn_because(why, "it also writes through its pointer argument", NULL), false;
+  if (library && !kn_module.gpu && cfg_on_cycle(LLVMGetInstructionParent(v)))
+    return kn_because(why, "a math function called in a loop: on the host a record costs less "
+                           "than calling it again", NULL), false;
+  return library;
 }
 
 /* A call of a function the user marked enzyme_shouldrecompute runs again
@@ -298,7 +334,7 @@ static bool recomputable_math(LLVMValueRef v) {
  * returns its result with its own tape) of a function of the module that
  * writes no memory but its own. That it reads the same values again is the
  * user's word, as in Enzyme. */
-static bool recomputable_marked_call(Reverse *r, LLVMValueRef v) {
+static bool recomputable_marked_call(Reverse *r, LLVMValueRef v, Reason *why) {
   LLVMValueRef callee = LLVMIsACallInst(v) ? kn_called_function(v) : NULL;
   const Registration *marked = registry_of(callee);
   if (!marked || !marked->recompute || LLVMIsDeclaration(callee) || rev_aug_call_of(r, v) ||
@@ -307,15 +343,22 @@ static bool recomputable_marked_call(Reverse *r, LLVMValueRef v) {
   ValueSet visiting = {0};
   bool writes = function_writes_outside(callee, &visiting);
   vset_free(&visiting);
+  if (writes)
+    kn_because(why, "it is marked enzyme_shouldrecompute but writes memory not its own", NULL);
   return !writes;
 }
 
-/* A field of a call's result is recorded alone, not the whole result. */
-static bool recompute(Reverse *r, LLVMValueRef v) {
+/* A field of a call's result is recorded alone, not the whole result. The
+ * checks set `why` for the kind of value each is about. */
+static bool recompute(Reverse *r, LLVMValueRef v, Reason *why) {
+  static const char calls[] = "the reverse sweep does not call functions again "
+                              "(enzyme_shouldrecompute on one that only reads says it may)";
   if (LLVMIsAExtractValueInst(v) && LLVMIsACallInst(LLVMGetOperand(v, 0)))
-    return false;
-  return rev_recomputable(v) || repeatable_load(r, v) || recomputable_math(v) ||
-         recomputable_marked_call(r, v);
+    return kn_because(why, calls, NULL), false;
+  if (LLVMIsACallInst(v))
+    kn_because(why, calls, NULL);
+  return rev_recomputable(v) || repeatable_load(r, v, why) || recomputable_math(v, why) ||
+         recomputable_marked_call(r, v, why);
 }
 
 LLVMValueRef rev_iteration_slot(Reverse *r, CountedLoop *loop) {
@@ -368,15 +411,22 @@ static LLVMValueRef shifted(Reverse *r, Induction *iv, LLVMValueRef init, LLVMVa
 
 /* Loop counters and the induction variables that follow them, from the
  * iteration being reversed; NULL for other values. */
-static LLVMValueRef counted_value(Reverse *r, LLVMValueRef v) {
+static LLVMValueRef counted_value(Reverse *r, LLVMValueRef v, Reason *why) {
   if (!LLVMIsAPHINode(v))
     return NULL;
-  CountedLoop *loop = rev_counted_loop_with_header(r, LLVMGetInstructionParent(v));
+  LLVMBasicBlockRef header = LLVMGetInstructionParent(v);
+  CountedLoop *loop = rev_counted_loop_with_header(r, header);
+  Loop *uncounted = loop ? NULL : cfg_loop_with_header(r->cfg, header);
+  if (uncounted)
+    kn_because(why, uncountable(r, uncounted), NULL);
+  else if (!loop)
+    kn_because(why, "a value merged from branches is not computed again", NULL);
   if (!loop)
     return NULL;
   Induction iv;
   if (v != loop->counter && !induction_of(loop, v, &iv))
-    return NULL;
+    return kn_because(why, "it changes from one iteration to the next other than by a constant step "
+                           "(i + c, a pointer walking an array, a shift)", NULL), NULL;
   LLVMValueRef k = LLVMBuildLoad2(r->b, i64(), rev_iteration_slot(r, loop), "k");
   if (v == loop->counter)
     return k;
@@ -418,8 +468,11 @@ LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v) {
   LLVMValueRef known = vmap_get(&r->memo, v);
   if (known)
     return known;
-  LLVMValueRef value = counted_value(r, v);
-  if (!value && recompute(r, v)) {
+  Reason why = {"it has side effects", NULL};
+  LLVMValueRef value = counted_value(r, v, &why);
+  if (!value && recompute(r, v, &why)) {
+    if (LLVMIsALoadInst(v))
+      rev_remark_recomputed(r, v, why);
     value = LLVMInstructionClone(v);
     for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
       LLVMSetOperand(value, (unsigned)i, rev_primal(r, LLVMGetOperand(v, (unsigned)i)));
@@ -427,7 +480,7 @@ LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v) {
     LLVMInsertIntoBuilder(r->b, value);
   } else if (!value) {
     value = LLVMBuildLoad2(r->b, LLVMTypeOf(v), LLVMGetPoison(ptr()), "");
-    arrput(r->placeholders, ((Placeholder){value, v}));
+    arrput(r->placeholders, ((Placeholder){value, v, why}));
   }
   use_memo(r);
   vmap_put(&r->memo, v, value);

@@ -12,6 +12,7 @@
 typedef struct {
   LLVMValueRef load; /* in rev: a load from a placeholder address */
   LLVMValueRef root; /* in aug */
+  Reason why;        /* why root is recorded, not recomputed */
 } Placeholder;
 
 /* A call of a function of the module, augmented. */
@@ -77,6 +78,7 @@ typedef struct {
   Cfg *cfg;
   CountedLoop *loops;
   bool memory_frozen;      /* loads of arguments and globals can be repeated */
+  LLVMValueRef memory_writer; /* when not: the first write outside, unless !sig->adjacent */
   ValueSet frozen_params;  /* aug parameters whose loads can be repeated (sig->frozen) */
   ValueSet owned_params;   /* aug pointer parameters whose shadow is the thread's (sig->owned) */
   HeldAdd *owned_adds;     /* rev: adds to shadows the thread owns, not yet emitted */
@@ -180,6 +182,17 @@ void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis);
 void rev_add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta);
 void rev_flush_held_adds(Reverse *r);
 LLVMValueRef rev_add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
+
+/* why.c */
+typedef enum {
+  ACC_PLAIN,  /* no other thread reads it */
+  ACC_OWNED,  /* plain in a one-dimensional launch, atomic in others */
+  ACC_WARP,   /* summed across the warp where the lanes agree, atomic where not */
+  ACC_ATOMIC,
+} Accumulation;
+void rev_remark_recomputed(Reverse *r, LLVMValueRef load, Reason why);
+void rev_remark_recorded(Reverse *r, const Placeholder *p, const char *place);
+void rev_remark_accumulation(Reverse *r, LLVMValueRef load, Accumulation how, Reason why);
 
 /* tape.c */
 BlockRecord *rev_record_of(Reverse *r, LLVMBasicBlockRef bb);

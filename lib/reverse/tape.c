@@ -110,6 +110,17 @@ void rev_erase_dead_code(Reverse *r) {
   vset_free(&placeholders);
 }
 
+/* Where a block's record lives (rev_write_records), in words for a remark. */
+static const char *tape_place(Reverse *r, const BlockRecord *record) {
+  static const char *const places[2][3] = {
+      {"on the caller's stack", "in memory allocated on the heap",
+       "in a heap buffer that grows with the loop"},
+      {"on the caller's stack: local memory, unless registers hold it", "on the device heap",
+       "in a device heap buffer that grows with the loop"},
+  };
+  return places[kn_module.gpu][!record->once ? 2 : r->sig->adjacent ? 0 : 1];
+}
+
 void rev_layout_records(Reverse *r) {
   /* Placeholders nobody reads are dropped before they cost a field. */
   for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++) {
@@ -135,6 +146,10 @@ void rev_layout_records(Reverse *r) {
     record->tape_field = tape_field++;
     record->once = !cfg_on_cycle(record->block);
   }
+  for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++)
+    if (r->placeholders[i].load)
+      rev_remark_recorded(r, &r->placeholders[i],
+                          tape_place(r, rev_record_of(r, LLVMGetInstructionParent(r->placeholders[i].root))));
 }
 
 /* The tape: per block with a record, the record itself for a block that

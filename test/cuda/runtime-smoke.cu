@@ -543,10 +543,11 @@ static void run_death_case(const char *name) {
   void *args[] = {&py, &px, &a, &n}, *shadows[] = {&py, &px, NULL, NULL};
   void *args2[] = {&py, &n}, *shadows2[] = {&py, NULL};
   if (!strcmp(name, "activity")) {
-    /* y unneeded, x (read only) Const: the reverse kernel for nc is not
-     * there (forward kernels need none but dd: Const gets zero tangents). */
-    shadows[1] = &pnull;
-    __kinase_launch_augment((const void *)scale, GRID, BLOCK, 0, NULL, args, shadows, "ndoc", WHERE);
+    /* y unneeded, x (read only) Const: dscale has no reverse kernel for nc
+     * (forward kernels need none but dd: Const gets zero tangents). */
+    double b = 2, *xd = device_filled(1.0), *yd = device_filled(0.0);
+    void *pxd = xd, *pyd = yd, *dargs[] = {&pyd, &pxd, &b, &n}, *dshadows[] = {&pyd, &pnull, NULL, NULL};
+    __kinase_launch_augment((const void *)dscale, GRID, BLOCK, 0, NULL, dargs, dshadows, "ndoc", WHERE);
   } else if (!strcmp(name, "no-info"))
     __kinase_launch_augment((const void *)plain, GRID, BLOCK, 0, NULL, args2, shadows2, "dc",
                             WHERE);
@@ -562,7 +563,7 @@ static void run_death_case(const char *name) {
 
 static void expected_message(const char *name, char *out, size_t size) {
   const char *body =
-      !strcmp(name, "activity") ? "kernel 'scale' has no derivative kernel for activity nc"
+      !strcmp(name, "activity") ? "kernel 'dscale' has no derivative kernel for activity nc"
       : !strcmp(name, "no-info") ? "kernel 'plain' has no derivative kernels: compile it with kinase-cc"
       : !strcmp(name, "why")     ? "kernel 'opaque' cannot be differentiated: it calls printf"
       : !strcmp(name, "modes")   ? "kernel 'scale': activity \"ddo\" does not fit its 4 parameters"

@@ -185,7 +185,48 @@ static bool is_defined(LLVMValueRef g) { return !LLVMIsDeclaration(g); }
 
 LLVMValueRef globals_constant_shadow(LLVMValueRef v) { return shadow_expression(v, is_defined); }
 
-static bool is_shadowed(LLVMValueRef g) { return globals_is_active(g) || vset_has(&merged, g); }
+/* The function globals_seed is at, and what is varied there. */
+static LLVMValueRef seeding_fn;
+static ValueSet *seeding_varied;
+
+static bool in_seeding_fn(LLVMValueRef inst) {
+  return LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst)) == seeding_fn;
+}
+
+/* Whether the function being differentiated may store a derivative into
+ * the memory at `address` (a __shared__ array or an address into one):
+ * a varied value stored, or the address going anywhere but loads, stores
+ * of values that are not varied, and address arithmetic. */
+static bool shared_memory_varied(LLVMValueRef address, int depth) {
+  for (LLVMUseRef u = LLVMGetFirstUse(address); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsAConstantExpr(user) || LLVMIsAGetElementPtrInst(user) || LLVMIsACastInst(user)) {
+      if (LLVMIsAInstruction(user) && !in_seeding_fn(user))
+        continue;
+      if (depth > 8 || shared_memory_varied(user, depth + 1))
+        return true;
+      continue;
+    }
+    if (!LLVMIsAInstruction(user) || !in_seeding_fn(user) || LLVMIsALoadInst(user))
+      continue;
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 0) == address ||
+        vset_has(seeding_varied, LLVMGetOperand(user, 0)))
+      return true;
+  }
+  return false;
+}
+
+/* A __shared__ array lives as long as the kernel that declares it, which
+ * the derivative being made covers whole (device code is inlined first):
+ * it needs a shadow there only if a derivative is stored into it. So a
+ * kernel whose shared tiles only ever hold Const data (a matrix product
+ * with both factors Const) keeps no shadow tiles and adds nothing. */
+static bool is_shadowed(LLVMValueRef g) {
+  bool shadowed = globals_is_active(g) || vset_has(&merged, g);
+  if (shadowed && seeding_fn && LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == KN_SHARED_ADDRESS_SPACE)
+    return shared_memory_varied(g, 0);
+  return shadowed;
+}
 
 /* A varied pointer phi or select with an operand into a global that has no
  * shadow yet: the global gets one. */
@@ -206,6 +247,8 @@ static bool find_merged(ValueSet *varied, LLVMValueRef inst) {
 
 bool globals_seed(ValueSet *varied, ValueMap *shadow, LLVMBasicBlockRef *blocks) {
   bool seeded = false;
+  seeding_fn = arrlen(blocks) ? LLVMGetBasicBlockParent(blocks[0]) : NULL;
+  seeding_varied = varied;
   for (ptrdiff_t k = 0; k < arrlen(blocks); k++)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(blocks[k]); inst;
          inst = LLVMGetNextInstruction(inst))
@@ -223,6 +266,8 @@ bool globals_seed(ValueSet *varied, ValueMap *shadow, LLVMBasicBlockRef *blocks)
           vmap_put(shadow, operand, s);
         }
       }
+  seeding_fn = NULL;
+  seeding_varied = NULL;
   return seeded;
 }
 

@@ -52,34 +52,40 @@ void simplify_after(LLVMValueRef fn) {
   run(fn, "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,adce");
 }
 
-/* Whether the loop calls a convergent function (a shuffle, a barrier):
- * LLVM cannot unroll it with a remainder. */
-static bool loop_is_convergent(LLVMValueRef fn, Loop *loop) {
+/* The instructions of the loop, or -1 if it calls a convergent function (a
+ * shuffle, a barrier): LLVM cannot unroll that with a remainder. */
+static int loop_size(LLVMValueRef fn, Loop *loop) {
   unsigned convergent = LLVMGetEnumAttributeKindForName("convergent", 10);
+  int size = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     if (!loop_contains(loop, bb))
       continue;
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst), size++) {
       LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
       if (callee && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, convergent))
-        return true;
+        return -1;
     }
   }
-  return false;
+  return size;
 }
 
 /* The reverse sweep of a device loop over data issues one iteration's loads
  * at a time unless it is unrolled. LLVM unrolls the primal's loop by its
  * own heuristics but often not the reverse one, ptxas only sometimes: the
  * seed's gradient at N = 1000 took 0.91 ms with its reverse loop as is,
- * 0.81 ms where ptxas happened to unroll it. So the loops of a device
- * reverse sweep ask for `count` copies (llvm.loop.unroll.count), except
- * those LLVM could not unroll: it would warn the user. */
+ * 0.81 ms where ptxas happened to unroll it. So the small loops of a
+ * device reverse sweep ask for `count` copies (llvm.loop.unroll.count):
+ * not those LLVM could not unroll (it would warn the user), nor large ones,
+ * which have work enough to overlap and would only grow the PTX (compile
+ * time: derivative kernels are made for every kernel). */
 void simplify_unroll_loops(LLVMValueRef fn, unsigned count) {
+  enum { SMALL_LOOP = 40 };
   Cfg *cfg = cfg_build(fn);
   Loop *loops = cfg_loops(cfg);
-  for (ptrdiff_t i = 0; i < arrlen(loops); i++)
-    if (loops[i].latch && !loop_is_convergent(fn, &loops[i]))
+  for (ptrdiff_t i = 0; i < arrlen(loops); i++) {
+    int size = loops[i].latch ? loop_size(fn, &loops[i]) : -1;
+    if (size >= 0 && size <= SMALL_LOOP)
       kn_set_unroll_count(LLVMGetBasicBlockTerminator(loops[i].latch), count);
+  }
   cfg_free(cfg);
 }

@@ -226,6 +226,8 @@ LLVMTypeRef derive_type(const Signature *sig);
  * reverse sweep, and its type. */
 LLVMValueRef derive_aug(const Signature *sig);
 LLVMTypeRef derive_aug_type(const Signature *sig);
+/* Whether `fn` is a derivative the cache declared. */
+bool derive_is_derivative(LLVMValueRef fn);
 /* The layout of the tape of `sig`'s reverse-mode pair, known once generated
  * (a request's caller holds the tape: abi.c sizes its slot from it). */
 void derive_set_tape_type(const Signature *sig, LLVMTypeRef tape);
@@ -235,6 +237,8 @@ void derive_reset(void);
 
 /* ---- clone.c, simplify.c ---- */
 
+typedef struct UnwindEdge UnwindEdge; /* unwind.c */
+
 /* Copies `fn` into a new internal function named `name`, with the same
  * type; the copy's instructions keep their debug locations. */
 LLVMValueRef clone_function(LLVMValueRef fn, const char *name);
@@ -243,10 +247,12 @@ LLVMValueRef clone_function(LLVMValueRef fn, const char *name);
 void move_body(LLVMValueRef from, LLVMValueRef to, LLVMValueRef *args);
 /* Fills the empty `deriv` with a simplified copy of sig->fn. The derivative's
  * parameters are sig->fn's, each followed by its shadow where the signature
- * says dup; primals[i] and shadows[i] (NULL if none) receive them. False,
- * with an error reported, when sig->fn holds a construct Kinase refuses. */
+ * says dup; primals[i] and shadows[i] (NULL if none) receive them. Its
+ * invokes are calls until the generator reattaches *unwinds (unwind.c).
+ * False, with an error reported, when sig->fn holds a construct Kinase
+ * refuses. */
 bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
-                           LLVMValueRef *shadows);
+                           LLVMValueRef *shadows, UnwindEdge **unwinds);
 /* enzyme_dupnoneed: the primal of `param` is not needed. Its writes go
  * (the caller may pass NULL) unless the function also reads that memory. */
 void drop_unneeded_writes(LLVMValueRef param);
@@ -350,6 +356,34 @@ bool cfg_on_cycle(LLVMBasicBlockRef bb);
  * after it (successors' phis follow), leaving `inst`'s block without a
  * terminator. Returns the new block. */
 LLVMBasicBlockRef cfg_split_after(LLVMValueRef inst, const char *name);
+/* Phis of `succ` that name predecessor `from` name `to` instead (NULL:
+ * `from` is a predecessor no more). */
+void cfg_retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
+/* Phis of `succ` get for the new predecessor `pred` what they have from `like`. */
+void cfg_copy_incoming(LLVMBasicBlockRef succ, LLVMBasicBlockRef like, LLVMBasicBlockRef pred);
+
+/* ---- unwind.c: exceptions, differentiated on the normal path only ---- */
+
+/* An invoke of the copy being differentiated, made a call for the while. */
+struct UnwindEdge {
+  LLVMValueRef call;        /* the call standing for it (NULL: none any more) */
+  LLVMBasicBlockRef from;   /* the invoke's block */
+  LLVMBasicBlockRef unwind; /* its landing pad */
+};
+
+/* Makes each invoke of `fn` a call and a branch to its normal destination,
+ * appending one edge per invoke to the stb array *edges. False, with an
+ * error on `subject`, when a catch block carries on into the normal path. */
+bool unwind_detach(LLVMValueRef fn, LLVMValueRef subject, UnwindEdge **edges);
+/* A generator puts call `to` in the place of call `from`: `to` unwinds
+ * where `from` would have. */
+void unwind_follow(LLVMValueRef from, LLVMValueRef to);
+/* Each call of `fn` that stands for an invoke becomes an invoke again,
+ * unwinding to its edge's landing pad. */
+void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges);
+/* `call` becomes an invoke unwinding to `unwind`; what followed it in its
+ * block is its normal destination. Returns the invoke. */
+LLVMValueRef unwind_through(LLVMValueRef call, LLVMBasicBlockRef unwind);
 
 /* ---- activity.c ---- */
 

@@ -215,10 +215,8 @@ void cfg_free(Cfg *cfg) {
   free(cfg);
 }
 
-/* Phis of `succ` name their predecessor `from`; it becomes `to`. The C API
- * cannot change a phi's incoming block, so the phi is rebuilt. */
-static void retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBasicBlockRef to,
-                          LLVMBuilderRef b) {
+void cfg_retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   LLVMValueRef phi = LLVMGetFirstInstruction(succ);
   while (phi && LLVMIsAPHINode(phi)) {
     LLVMValueRef next = LLVMGetNextInstruction(phi);
@@ -227,7 +225,8 @@ static void retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBa
     for (unsigned i = 0, n = LLVMCountIncoming(phi); i < n; i++) {
       LLVMValueRef value = LLVMGetIncomingValue(phi, i);
       LLVMBasicBlockRef block = LLVMGetIncomingBlock(phi, i);
-      LLVMAddIncoming(copy, &value, block == from ? &to : &block, 1);
+      if (block != from || to)
+        LLVMAddIncoming(copy, &value, block == from ? &to : &block, 1);
     }
     char *name = kn_strdup_printf("%s", kn_value_name(phi)); /* dies with the phi */
     LLVMReplaceAllUsesWith(phi, copy);
@@ -236,6 +235,18 @@ static void retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBa
     free(name);
     phi = next;
   }
+  LLVMDisposeBuilder(b);
+}
+
+void cfg_copy_incoming(LLVMBasicBlockRef succ, LLVMBasicBlockRef like, LLVMBasicBlockRef pred) {
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(succ); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi))
+    for (unsigned i = 0, n = LLVMCountIncoming(phi); i < n; i++)
+      if (LLVMGetIncomingBlock(phi, i) == like) {
+        LLVMValueRef value = LLVMGetIncomingValue(phi, i);
+        LLVMAddIncoming(phi, &value, &pred, 1);
+        break;
+      }
 }
 
 LLVMBasicBlockRef cfg_split_after(LLVMValueRef inst, const char *name) {
@@ -258,7 +269,7 @@ LLVMBasicBlockRef cfg_split_after(LLVMValueRef inst, const char *name) {
   for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++) {
     LLVMBasicBlockRef succ = LLVMGetSuccessor(term, i);
     if (vset_add(&done, LLVMBasicBlockAsValue(succ)))
-      retarget_phis(succ, bb, tail, b);
+      cfg_retarget_phis(succ, bb, tail);
   }
   vset_free(&done);
   LLVMDisposeBuilder(b);

@@ -173,6 +173,7 @@ static void call_derivative(Forward *f, LLVMValueRef call, LLVMValueRef callee, 
   } else if (sig.ret_primal) {
     LLVMReplaceAllUsesWith(call, result);
   }
+  unwind_follow(call, result);
   /* Its address may come back as a new instruction's. */
   vset_remove(&f->varied, call);
   LLVMInstructionEraseFromParent(call);
@@ -476,7 +477,9 @@ static void rewrite_returns(Forward *f) {
 bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
   Forward f = {.sig = sig, .deriv = deriv, .b = LLVMCreateBuilderInContext(kn_module.ctx)};
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
-  if (!adopt_simplified_body(sig, deriv, primals, shadows)) {
+  UnwindEdge *unwinds = NULL;
+  if (!adopt_simplified_body(sig, deriv, primals, shadows, &unwinds)) {
+    arrfree(unwinds);
     LLVMDisposeBuilder(f.b);
     return false;
   }
@@ -498,6 +501,9 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
   for (unsigned i = 0; i < sig->nparams && !f.failed; i++)
     if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
       drop_unneeded_writes(primals[i]);
+  if (!f.failed)
+    unwind_reattach(deriv, unwinds);
+  arrfree(unwinds);
   arrfree(blocks);
   arrfree(f.phis);
   vmap_free(&f.tangent);

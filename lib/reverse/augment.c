@@ -147,6 +147,7 @@ static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee
     }
   }
   aug.tape = LLVMBuildExtractValue(r->ab, aug.call, field, "tape");
+  unwind_follow(call, aug.call);
   /* Its address may come back as a new instruction's. */
   vset_remove(&r->varied, call);
   LLVMInstructionEraseFromParent(call);
@@ -181,6 +182,8 @@ static void augment_custom_call(Reverse *r, LLVMValueRef call, const Registratio
   else if (LLVMGetTypeKind(ret) == LLVMStructTypeKind)
     aug.tape = LLVMBuildExtractValue(r->ab, result, 0, "tape");
   aug.call = result;
+  if (LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMVoidTypeKind || gives_result)
+    unwind_follow(call, result);
   if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind) {
     LLVMValueRef primal = call;
     if (gives_result) {

@@ -76,6 +76,7 @@ typedef struct {
   BlockRecord *records;
   LLVMValueRef rev_entry, rev_exit; /* blocks (as values) */
   LLVMValueRef aug_tape;   /* aug: the tape pointer */
+  UnwindEdge *unwinds;     /* aug: the primal's invokes, calls while generating */
   bool failed;
 } Reverse;
 

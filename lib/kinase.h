@@ -63,6 +63,9 @@ bool kn_is_atomic_accumulation(LLVMValueRef inst);
 bool kn_is_extern_shared(LLVMValueRef v);
 /* An integer as wide as a pointer: it may hold an address (CUdeviceptr). */
 bool kn_is_address_integer(LLVMTypeRef type);
+/* A call or an invoke: what a function's callees are found through (the
+ * copies being differentiated hold calls only, core/unwind.c). */
+bool kn_is_call_site(LLVMValueRef v);
 LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);
 LLVMValueRef kn_strip_casts(LLVMValueRef value);

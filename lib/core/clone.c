@@ -158,6 +158,10 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     LLVMDeleteFunction(copy);
     return false;
   }
+  /* Indirect invokes, calls now, get their comparisons as calls did (each
+   * direct call keeps the mark that makes it an invoke again). */
+  if (arrlen(*unwinds))
+    devirt_indirect_calls(copy);
   floatbits_specialize_calls(copy);
   unsigned k = 0;
   for (unsigned i = 0; i < sig->nparams; i++) {

@@ -146,6 +146,8 @@ LLVMValueRef kn_strip_casts(LLVMValueRef value) {
   }
 }
 
+bool kn_is_call_site(LLVMValueRef v) { return LLVMIsACallInst(v) || LLVMIsAInvokeInst(v); }
+
 LLVMValueRef kn_called_function(LLVMValueRef call) {
   LLVMValueRef callee = kn_strip_casts(LLVMGetCalledValue(call));
   return LLVMIsAFunction(callee) ? callee : NULL;

@@ -8,7 +8,8 @@
  *   forward/, reverse/   the generators;
  *   cuda/     kernels and the host code that launches them;
  *   rules/    the rule tables and the user's registrations;
- *   analysis/ activity, global shadows, devirtualisation, float bits;
+ *   analysis/ activity, global shadows, devirtualisation, float bits, the
+ *             types copies move;
  *   core/     IR utilities, CFG, cloning, simplification, diagnostics.
  * The pass runs once per module (kn_run_on_module). It finds the derivative
  * requests (__enzyme_* calls), turns each into a Signature, and asks the
@@ -262,6 +263,11 @@ void drop_unneeded_writes(LLVMValueRef param);
 /* Whether drop_unneeded_writes(param) would drop every write through it. */
 bool unneeded_writes_drop(LLVMValueRef param);
 void simplify_before(LLVMValueRef fn);
+/* simplify_before's halves: locals to registers (sroa), then the rest,
+ * whose instruction simplification folds typed addresses into byte offsets
+ * (copytypes.c notes what they said in between). */
+void simplify_registers(LLVMValueRef fn);
+void simplify_control(LLVMValueRef fn);
 /* Inlines, across the module, the call sites marked alwaysinline (a caller
  * marks the ones it wants). */
 void simplify_inline_marked_calls(void);
@@ -278,6 +284,14 @@ void iter_lower(void);
 /* Calls in `fn` that pass a float's bits as an integer to a function of the
  * module call a copy of it taking the float instead. */
 void floatbits_specialize_calls(LLVMValueRef fn);
+
+/* ---- copytypes.c: what copies move, noted before simplification ---- */
+
+/* Marks each memcpy of `fn` with the types the accesses to its memory show
+ * (run after SROA, before instcombine turns typed addresses into bytes). */
+void copytypes_note(LLVMValueRef fn);
+/* A struct of the types noted for `call`, or NULL. */
+LLVMTypeRef copytypes_of(LLVMValueRef call);
 
 /* ---- devirt.c: indirect calls ---- */
 

@@ -153,7 +153,9 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     LLVMDeleteFunction(copy);
     return false;
   }
-  simplify_before(copy);
+  simplify_registers(copy);
+  copytypes_note(copy);
+  simplify_control(copy);
   if (!unwind_detach(copy, sig->fn, unwinds)) {
     LLVMDeleteFunction(copy);
     return false;

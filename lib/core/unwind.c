@@ -95,8 +95,9 @@ static unsigned mark_kind(void) {
 }
 
 static void mark(LLVMValueRef call, size_t edge) {
-  LLVMMetadataRef index = LLVMValueAsMetadata(LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx), edge, 0));
-  LLVMSetMetadata(call, mark_kind(), LLVMMetadataAsValue(kn_module.ctx, LLVMMDNodeInContext2(kn_module.ctx, &index, 1)));
+  LLVMContextRef ctx = kn_module.ctx;
+  LLVMMetadataRef index = LLVMValueAsMetadata(LLVMConstInt(LLVMInt64TypeInContext(ctx), edge, 0));
+  LLVMSetMetadata(call, mark_kind(), LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, &index, 1)));
 }
 
 /* The edge index `call` is marked with, -1 if none. */

@@ -207,6 +207,10 @@ LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, L
     for (unsigned i = 0; i < n && i < 16; i++)
       params[i] = LLVMTypeOf(args[i]);
     fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ret, params, n, 0));
+    /* C throws no exceptions: calls of it stay calls where a derivative
+     * is inlined into an invoke (core/unwind.c). */
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(kn_module.ctx, nounwind, 0));
   }
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }

@@ -317,7 +317,7 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     /* Shadow memory of floats holds adjoints, which the reverse sweep moves;
      * pointers' shadows are copied now, so later loads find them. */
     if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1))) {
-      MemoryTypes m = rev_memory_types(r, dst, LLVMGetOperand(call, 1));
+      MemoryTypes m = rev_copy_types(r, call);
       if (m.pointers && m.floats)
         fail(r, call, "it copies memory (%s) holding both pointers and floats, which Kinase "
                       "cannot yet split", "memcpy");

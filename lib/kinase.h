@@ -347,6 +347,9 @@ bool registry_check_arity(LLVMValueRef custom, unsigned expected, LLVMValueRef c
 /* The blocks reachable from the entry, in reverse post-order (a stb_ds
  * array: free with arrfree). */
 LLVMBasicBlockRef *cfg_reverse_post_order(LLVMValueRef fn);
+/* The blocks reached from `start` but not in `seen`, reverse post-order;
+ * they join `seen`. */
+LLVMBasicBlockRef *cfg_reverse_post_order_from(LLVMBasicBlockRef start, ValueSet *seen);
 
 /* A natural loop. latch and preheader are NULL where not unique. */
 typedef struct Loop Loop;

@@ -26,9 +26,14 @@ static void visit(LLVMBasicBlockRef bb, ValueSet *seen, LLVMBasicBlockRef **post
 
 LLVMBasicBlockRef *cfg_reverse_post_order(LLVMValueRef fn) {
   ValueSet seen = {0};
-  LLVMBasicBlockRef *post = NULL;
-  visit(LLVMGetEntryBasicBlock(fn), &seen, &post);
+  LLVMBasicBlockRef *rpo = cfg_reverse_post_order_from(LLVMGetEntryBasicBlock(fn), &seen);
   vset_free(&seen);
+  return rpo;
+}
+
+LLVMBasicBlockRef *cfg_reverse_post_order_from(LLVMBasicBlockRef start, ValueSet *seen) {
+  LLVMBasicBlockRef *post = NULL;
+  visit(start, seen, &post);
   LLVMBasicBlockRef *rpo = NULL;
   for (ptrdiff_t i = arrlen(post) - 1; i >= 0; i--)
     arrput(rpo, post[i]);

@@ -6,12 +6,13 @@
  * destination (unwind_detach). The landing pads, and the blocks only they
  * reach, then fall out of the reverse post-order every generator walks:
  * activity, the tape and the reverse sweep's CFG never see an unwind edge,
- * so no landing pad is differentiated and none gets a reverse block. They
- * stay in the function as the primal had them. Each such call carries the
- * index of its edge as metadata, which a generator moves to the call that
- * takes its place (unwind_follow): the call of a derivative. Once the
- * derivative is generated, each call so marked becomes an invoke again with
- * its old landing pad (unwind_reattach): a throw unwinds through the
+ * so no landing pad is reversed. They stay in the function as the primal
+ * had them (forward mode alone appends them to its walk, so that the
+ * cleanups release shadows too: forward/forward.c). Each such call carries
+ * the index of its edge as metadata, which a generator moves to the call
+ * that takes its place (unwind_follow): the call of a derivative. Once the
+ * derivative is generated, each call so marked becomes an invoke again
+ * with its old landing pad (unwind_reattach): a throw unwinds through the
  * augmented sweep, or the forward derivative, as it would have through the
  * primal, running the primal's cleanups. A call a generator erased (a CUDA
  * launch replaced by the runtime's) takes its mark, and its edge, along.

@@ -8,7 +8,8 @@
  *   forward/, reverse/   the generators;
  *   cuda/     kernels and the host code that launches them;
  *   rules/    the rule tables and the user's registrations;
- *   analysis/ activity, global shadows, devirtualisation, float bits;
+ *   analysis/ activity, global shadows, devirtualisation, float bits, the
+ *             types copies move;
  *   core/     IR utilities, CFG, cloning, simplification, diagnostics.
  * The pass runs once per module (kn_run_on_module). It finds the derivative
  * requests (__enzyme_* calls), turns each into a Signature, and asks the
@@ -66,6 +67,9 @@ bool kn_call_is_pure(LLVMValueRef call);
 void kn_set_unroll_count(LLVMValueRef branch, unsigned count);
 /* An integer as wide as a pointer: it may hold an address (CUdeviceptr). */
 bool kn_is_address_integer(LLVMTypeRef type);
+/* A call or an invoke: what a function's callees are found through (the
+ * copies being differentiated hold calls only, core/unwind.c). */
+bool kn_is_call_site(LLVMValueRef v);
 LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);
 LLVMValueRef kn_strip_casts(LLVMValueRef value);
@@ -279,6 +283,8 @@ LLVMTypeRef derive_type(const Signature *sig);
  * reverse sweep, and its type. */
 LLVMValueRef derive_aug(const Signature *sig);
 LLVMTypeRef derive_aug_type(const Signature *sig);
+/* Whether `fn` is a derivative the cache declared. */
+bool derive_is_derivative(LLVMValueRef fn);
 /* The layout of the tape of `sig`'s reverse-mode pair, known once generated
  * (a request's caller holds the tape: abi.c sizes its slot from it). */
 void derive_set_tape_type(const Signature *sig, LLVMTypeRef tape);
@@ -288,6 +294,8 @@ void derive_reset(void);
 
 /* ---- clone.c, simplify.c ---- */
 
+typedef struct UnwindEdge UnwindEdge; /* unwind.c */
+
 /* Copies `fn` into a new internal function named `name`, with the same
  * type; the copy's instructions keep their debug locations. */
 LLVMValueRef clone_function(LLVMValueRef fn, const char *name);
@@ -296,16 +304,23 @@ LLVMValueRef clone_function(LLVMValueRef fn, const char *name);
 void move_body(LLVMValueRef from, LLVMValueRef to, LLVMValueRef *args);
 /* Fills the empty `deriv` with a simplified copy of sig->fn. The derivative's
  * parameters are sig->fn's, each followed by its shadow where the signature
- * says dup; primals[i] and shadows[i] (NULL if none) receive them. False,
- * with an error reported, when sig->fn holds a construct Kinase refuses. */
+ * says dup; primals[i] and shadows[i] (NULL if none) receive them. Its
+ * invokes are calls until the generator reattaches *unwinds (unwind.c).
+ * False, with an error reported, when sig->fn holds a construct Kinase
+ * refuses. */
 bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
-                           LLVMValueRef *shadows);
+                           LLVMValueRef *shadows, UnwindEdge **unwinds);
 /* enzyme_dupnoneed: the primal of `param` is not needed. Its writes go
  * (the caller may pass NULL) unless the function also reads that memory. */
 void drop_unneeded_writes(LLVMValueRef param);
 /* Whether drop_unneeded_writes(param) would drop every write through it. */
 bool unneeded_writes_drop(LLVMValueRef param);
 void simplify_before(LLVMValueRef fn);
+/* simplify_before's halves: locals to registers (sroa), then the rest,
+ * whose instruction simplification folds typed addresses into byte offsets
+ * (copytypes.c notes what they said in between). */
+void simplify_registers(LLVMValueRef fn);
+void simplify_control(LLVMValueRef fn);
 /* Inlines, across the module, the call sites marked alwaysinline (a caller
  * marks the ones it wants). */
 void simplify_inline_marked_calls(void);
@@ -322,6 +337,14 @@ void iter_lower(void);
 /* Calls in `fn` that pass a float's bits as an integer to a function of the
  * module call a copy of it taking the float instead. */
 void floatbits_specialize_calls(LLVMValueRef fn);
+
+/* ---- copytypes.c: what copies move, noted before simplification ---- */
+
+/* Marks each memcpy of `fn` with the types the accesses to its memory show
+ * (run after SROA, before instcombine turns typed addresses into bytes). */
+void copytypes_note(LLVMValueRef fn);
+/* A struct of the types noted for `call`, or NULL. */
+LLVMTypeRef copytypes_of(LLVMValueRef call);
 
 /* ---- devirt.c: indirect calls ---- */
 
@@ -378,6 +401,9 @@ bool registry_check_arity(LLVMValueRef custom, unsigned expected, LLVMValueRef c
 /* The blocks reachable from the entry, in reverse post-order (a stb_ds
  * array: free with arrfree). */
 LLVMBasicBlockRef *cfg_reverse_post_order(LLVMValueRef fn);
+/* The blocks reached from `start` but not in `seen`, reverse post-order;
+ * they join `seen`. */
+LLVMBasicBlockRef *cfg_reverse_post_order_from(LLVMBasicBlockRef start, ValueSet *seen);
 
 /* A natural loop. latch and preheader are NULL where not unique. */
 typedef struct Loop Loop;
@@ -404,6 +430,34 @@ bool cfg_on_cycle(LLVMBasicBlockRef bb);
  * after it (successors' phis follow), leaving `inst`'s block without a
  * terminator. Returns the new block. */
 LLVMBasicBlockRef cfg_split_after(LLVMValueRef inst, const char *name);
+/* Phis of `succ` that name predecessor `from` name `to` instead (NULL:
+ * `from` is a predecessor no more). */
+void cfg_retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
+/* Phis of `succ` get for the new predecessor `pred` what they have from `like`. */
+void cfg_copy_incoming(LLVMBasicBlockRef succ, LLVMBasicBlockRef like, LLVMBasicBlockRef pred);
+
+/* ---- unwind.c: exceptions, differentiated on the normal path only ---- */
+
+/* An invoke of the copy being differentiated, made a call for the while. */
+struct UnwindEdge {
+  LLVMValueRef call;        /* the call standing for it (NULL: none any more) */
+  LLVMBasicBlockRef from;   /* the invoke's block */
+  LLVMBasicBlockRef unwind; /* its landing pad */
+};
+
+/* Makes each invoke of `fn` a call and a branch to its normal destination,
+ * appending one edge per invoke to the stb array *edges. False, with an
+ * error on `subject`, when a catch block carries on into the normal path. */
+bool unwind_detach(LLVMValueRef fn, LLVMValueRef subject, UnwindEdge **edges);
+/* A generator puts call `to` in the place of call `from`: `to` unwinds
+ * where `from` would have. */
+void unwind_follow(LLVMValueRef from, LLVMValueRef to);
+/* Each call of `fn` that stands for an invoke becomes an invoke again,
+ * unwinding to its edge's landing pad. */
+void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges);
+/* `call` becomes an invoke unwinding to `unwind`; what followed it in its
+ * block is its normal destination. Returns the invoke. */
+LLVMValueRef unwind_through(LLVMValueRef call, LLVMBasicBlockRef unwind);
 
 /* ---- activity.c ---- */
 

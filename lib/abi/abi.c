@@ -643,6 +643,26 @@ static void replace_invoke(LLVMValueRef invoke) {
   LLVMDisposeBuilder(b);
 }
 
+/* The derivative's calls standing for a request that is an invoke run the
+ * primal, which may throw: they unwind where the request would have (to
+ * the caller's catch or cleanups), each ending a block. `before` is the
+ * instruction that preceded them. */
+static void unwind_like_request(LLVMValueRef request, LLVMValueRef before) {
+  LLVMBasicBlockRef unwind = LLVMGetUnwindDest(request);
+  LLVMValueRef *calls = NULL;
+  LLVMValueRef inst = before ? LLVMGetNextInstruction(before)
+                             : LLVMGetFirstInstruction(LLVMGetInstructionParent(request));
+  for (; inst != request; inst = LLVMGetNextInstruction(inst))
+    if (LLVMIsACallInst(inst) && derive_is_derivative(kn_called_function(inst)))
+      arrput(calls, inst);
+  for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(calls[i]);
+    unwind_through(calls[i], unwind);
+    cfg_copy_incoming(unwind, LLVMGetInstructionParent(request), bb);
+  }
+  arrfree(calls);
+}
+
 /* Enzyme's __enzyme_virtualreverse(f) makes the shadow of a function
  * pointer or a vtable, for the shadow of an object that holds one. Kinase
  * never reads such a shadow: it differentiates an indirect call by what the
@@ -674,6 +694,7 @@ bool abi_lower_request(LLVMValueRef call, RequestKind kind) {
                .b = LLVMCreateBuilderInContext(kn_module.ctx)};
   inline_locate_in_caller(call);
   LLVMPositionBuilderBefore(r.b, call);
+  LLVMValueRef before = LLVMGetPreviousInstruction(call);
   bool ok = lower(&r);
   if (!ok && LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
     LLVMReplaceAllUsesWith(call, LLVMGetPoison(LLVMTypeOf(call)));
@@ -682,8 +703,10 @@ bool abi_lower_request(LLVMValueRef call, RequestKind kind) {
   n = n > 2 * KN_MAX_PARAMS + 8 ? 2 * KN_MAX_PARAMS + 8 : n;
   for (unsigned i = 0; i < n; i++)
     operands[i] = LLVMGetOperand(call, i);
-  if (LLVMIsAInvokeInst(call))
+  if (LLVMIsAInvokeInst(call)) {
+    unwind_like_request(call, before);
     replace_invoke(call);
+  }
   LLVMInstructionEraseFromParent(call);
   erase_dead_markers(operands, n);
   LLVMDisposeBuilder(r.b);

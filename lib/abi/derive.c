@@ -166,12 +166,15 @@ static Job *job_of_function(LLVMValueRef fn) {
   return NULL;
 }
 
+bool derive_is_derivative(LLVMValueRef fn) { return fn && job_of_function(fn); }
+
 /* A function that calls a derivative (a second-order request) is
  * differentiated after that derivative has its body. */
 static void generate_callees_first(LLVMValueRef fn) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      bool site = LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst); /* a request in a try block */
+      LLVMValueRef callee = site ? kn_called_function(inst) : NULL;
       Job *job = callee && LLVMIsDeclaration(callee) ? job_of_function(callee) : NULL;
       if (job && job->state == JOB_PENDING)
         generate(job);

@@ -44,7 +44,7 @@ static bool is_fresh(LLVMValueRef v, int depth) {
   LLVMValueRef object = kn_underlying_object(v);
   if (LLVMIsNull(object))
     return true;
-  if (LLVMIsACallInst(object)) {
+  if (kn_is_call_site(object)) {
     const Rule *rule = rule_for_call(object);
     if (rule)
       return rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC || rule->kind == RULE_REALLOC;
@@ -61,7 +61,7 @@ static bool is_fresh(LLVMValueRef v, int depth) {
       if (!is_fresh(LLVMGetOperand(user, 0), depth + 1))
         return false;
       any = true;
-    } else if (!LLVMIsALoadInst(user) && !LLVMIsACallInst(user)) {
+    } else if (!LLVMIsALoadInst(user) && !kn_is_call_site(user)) {
       return false; /* the slot's address escapes */
     }
   }
@@ -223,7 +223,7 @@ static bool may_allocate(LLVMValueRef fn, int depth) {
     return true;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
-      if (LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst)) {
+      if (kn_is_call_site(inst)) {
         LLVMValueRef callee = kn_called_function(inst);
         if (!callee || may_allocate(callee, depth + 1))
           return true;
@@ -250,7 +250,7 @@ static bool local_memory_reached(ValueSet *varied, LLVMValueRef address, int dep
         return true;
       continue;
     }
-    if (!LLVMIsACallInst(user) && !LLVMIsAInvokeInst(user))
+    if (!kn_is_call_site(user))
       return true;
     LLVMValueRef callee = kn_called_function(user);
     if (!callee || activity_any_operand(varied, user, 0, LLVMGetNumArgOperands(user)) ||

@@ -33,7 +33,7 @@ bool devirt_is_fallback(LLVMValueRef call) {
 static bool address_taken(LLVMValueRef fn) {
   for (LLVMUseRef use = LLVMGetFirstUse(fn); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
-    bool callee = LLVMIsACallInst(user) && LLVMGetCalledValue(user) == fn &&
+    bool callee = kn_is_call_site(user) && LLVMGetCalledValue(user) == fn &&
                   use == LLVMGetOperandUse(user, (unsigned)LLVMGetNumOperands(user) - 1);
     if (!callee)
       return true;
@@ -109,7 +109,7 @@ void devirt_indirect_calls(LLVMValueRef fn) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
       if (LLVMIsACallInst(inst) && !LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) &&
-          !kn_called_function(inst))
+          !kn_called_function(inst) && !devirt_is_fallback(inst))
         arrput(calls, inst);
   for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
     LLVMValueRef *targets = devirt_candidates(calls[i]);

@@ -91,6 +91,7 @@ void floatbits_specialize_calls(LLVMValueRef fn) {
       const char *name = kn_value_name(call);
       LLVMSetValueName2(direct, name, strlen(name));
     }
+    unwind_follow(call, direct);
     LLVMInstructionEraseFromParent(call);
   }
   LLVMDisposeBuilder(b);

@@ -66,7 +66,7 @@ static bool slot_leaks(LLVMValueRef slot, int depth) {
   for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
     bool stored_into = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot;
-    bool marker = LLVMIsACallInst(user) && !is_memory_write_to(user, slot);
+    bool marker = kn_is_call_site(user) && !is_memory_write_to(user, slot);
     if (LLVMIsALoadInst(user) ? written_through(user, depth + 1) : !stored_into && !marker)
       return true;
   }
@@ -91,7 +91,7 @@ static bool written_through(LLVMValueRef address, int depth) {
     if (LLVMIsAStoreInst(user) || LLVMIsAAtomicRMWInst(user) || LLVMIsAAtomicCmpXchgInst(user) ||
         LLVMIsAPtrToIntInst(user))
       return true;
-    if (LLVMIsACallInst(user)) {
+    if (kn_is_call_site(user)) {
       if (is_memory_write_to(user, address))
         return true;
       continue;
@@ -302,7 +302,7 @@ static void collect_reached(LLVMValueRef fn, bool (*accept)(LLVMValueRef), Value
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       for (int i = 0, n = LLVMGetNumOperands(inst); i < n; i++)
         collect_globals(LLVMGetOperand(inst, i), accept, found, 0);
-      LLVMValueRef *callees = LLVMIsACallInst(inst) ? possible_callees(inst) : NULL;
+      LLVMValueRef *callees = kn_is_call_site(inst) ? possible_callees(inst) : NULL;
       for (ptrdiff_t i = 0; i < arrlen(callees); i++)
         collect_reached(callees[i], accept, seen, found);
       arrfree(callees);

@@ -26,9 +26,14 @@ static void visit(LLVMBasicBlockRef bb, ValueSet *seen, LLVMBasicBlockRef **post
 
 LLVMBasicBlockRef *cfg_reverse_post_order(LLVMValueRef fn) {
   ValueSet seen = {0};
-  LLVMBasicBlockRef *post = NULL;
-  visit(LLVMGetEntryBasicBlock(fn), &seen, &post);
+  LLVMBasicBlockRef *rpo = cfg_reverse_post_order_from(LLVMGetEntryBasicBlock(fn), &seen);
   vset_free(&seen);
+  return rpo;
+}
+
+LLVMBasicBlockRef *cfg_reverse_post_order_from(LLVMBasicBlockRef start, ValueSet *seen) {
+  LLVMBasicBlockRef *post = NULL;
+  visit(start, seen, &post);
   LLVMBasicBlockRef *rpo = NULL;
   for (ptrdiff_t i = arrlen(post) - 1; i >= 0; i--)
     arrput(rpo, post[i]);
@@ -215,10 +220,8 @@ void cfg_free(Cfg *cfg) {
   free(cfg);
 }
 
-/* Phis of `succ` name their predecessor `from`; it becomes `to`. The C API
- * cannot change a phi's incoming block, so the phi is rebuilt. */
-static void retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBasicBlockRef to,
-                          LLVMBuilderRef b) {
+void cfg_retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   LLVMValueRef phi = LLVMGetFirstInstruction(succ);
   while (phi && LLVMIsAPHINode(phi)) {
     LLVMValueRef next = LLVMGetNextInstruction(phi);
@@ -227,7 +230,8 @@ static void retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBa
     for (unsigned i = 0, n = LLVMCountIncoming(phi); i < n; i++) {
       LLVMValueRef value = LLVMGetIncomingValue(phi, i);
       LLVMBasicBlockRef block = LLVMGetIncomingBlock(phi, i);
-      LLVMAddIncoming(copy, &value, block == from ? &to : &block, 1);
+      if (block != from || to)
+        LLVMAddIncoming(copy, &value, block == from ? &to : &block, 1);
     }
     char *name = kn_strdup_printf("%s", kn_value_name(phi)); /* dies with the phi */
     LLVMReplaceAllUsesWith(phi, copy);
@@ -236,6 +240,18 @@ static void retarget_phis(LLVMBasicBlockRef succ, LLVMBasicBlockRef from, LLVMBa
     free(name);
     phi = next;
   }
+  LLVMDisposeBuilder(b);
+}
+
+void cfg_copy_incoming(LLVMBasicBlockRef succ, LLVMBasicBlockRef like, LLVMBasicBlockRef pred) {
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(succ); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi))
+    for (unsigned i = 0, n = LLVMCountIncoming(phi); i < n; i++)
+      if (LLVMGetIncomingBlock(phi, i) == like) {
+        LLVMValueRef value = LLVMGetIncomingValue(phi, i);
+        LLVMAddIncoming(phi, &value, &pred, 1);
+        break;
+      }
 }
 
 LLVMBasicBlockRef cfg_split_after(LLVMValueRef inst, const char *name) {
@@ -258,7 +274,7 @@ LLVMBasicBlockRef cfg_split_after(LLVMValueRef inst, const char *name) {
   for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++) {
     LLVMBasicBlockRef succ = LLVMGetSuccessor(term, i);
     if (vset_add(&done, LLVMBasicBlockAsValue(succ)))
-      retarget_phis(succ, bb, tail, b);
+      cfg_retarget_phis(succ, bb, tail);
   }
   vset_free(&done);
   LLVMDisposeBuilder(b);

@@ -32,9 +32,16 @@ static void remap_operands(ValueMap *map, LLVMValueRef copy) {
   }
 }
 
+/* Landing pads are valid only in a function with a personality. */
+static void copy_personality(LLVMValueRef from, LLVMValueRef to) {
+  if (LLVMHasPersonalityFn(from))
+    LLVMSetPersonalityFn(to, LLVMGetPersonalityFn(from));
+}
+
 LLVMValueRef clone_function(LLVMValueRef fn, const char *name) {
   LLVMValueRef copy = LLVMAddFunction(kn_module.mod, name, LLVMGlobalGetValueType(fn));
   LLVMSetLinkage(copy, LLVMInternalLinkage);
+  copy_personality(fn, copy);
   ValueMap map = {0};
   for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++) {
     LLVMValueRef param = LLVMGetParam(copy, i);
@@ -89,6 +96,7 @@ void move_body(LLVMValueRef from, LLVMValueRef to, LLVMValueRef *args) {
     last = bb;
   }
   LLVMDeleteBasicBlock(anchor);
+  copy_personality(from, to);
   for (unsigned i = 0, n = LLVMCountParams(from); i < n; i++)
     LLVMReplaceAllUsesWith(LLVMGetParam(from, i), args[i]);
   LLVMDeleteFunction(from);
@@ -128,7 +136,7 @@ static void copy_byval_params(LLVMValueRef fn, LLVMValueRef copy) {
 }
 
 bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
-                           LLVMValueRef *shadows) {
+                           LLVMValueRef *shadows, UnwindEdge **unwinds) {
   if (unsupported_construct(sig->fn))
     return false;
   LLVMValueRef copy = clone_function(sig->fn, "kinase.copy");
@@ -145,7 +153,17 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     LLVMDeleteFunction(copy);
     return false;
   }
-  simplify_before(copy);
+  simplify_registers(copy);
+  copytypes_note(copy);
+  simplify_control(copy);
+  if (!unwind_detach(copy, sig->fn, unwinds)) {
+    LLVMDeleteFunction(copy);
+    return false;
+  }
+  /* Indirect invokes, calls now, get their comparisons as calls did (each
+   * direct call keeps the mark that makes it an invoke again). */
+  if (arrlen(*unwinds))
+    devirt_indirect_calls(copy);
   floatbits_specialize_calls(copy);
   unsigned k = 0;
   for (unsigned i = 0; i < sig->nparams; i++) {

@@ -43,9 +43,16 @@ void simplify_inline_marked_calls(void) {
 }
 
 /* The copy carries none of the user's attributes, so -O0's optnone does not
- * stop this pipeline. */
+ * stop these pipelines. simplify_before is the two halves in turn. */
+void simplify_registers(LLVMValueRef fn) { run(fn, "sroa"); }
+
+void simplify_control(LLVMValueRef fn) {
+  run(fn, "early-cse,simplifycfg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa");
+}
+
 void simplify_before(LLVMValueRef fn) {
-  run(fn, "sroa,early-cse,simplifycfg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa");
+  simplify_registers(fn);
+  simplify_control(fn);
 }
 
 void simplify_after(LLVMValueRef fn) {

@@ -151,6 +151,8 @@ LLVMValueRef kn_strip_casts(LLVMValueRef value) {
   }
 }
 
+bool kn_is_call_site(LLVMValueRef v) { return LLVMIsACallInst(v) || LLVMIsAInvokeInst(v); }
+
 LLVMValueRef kn_called_function(LLVMValueRef call) {
   LLVMValueRef callee = kn_strip_casts(LLVMGetCalledValue(call));
   return LLVMIsAFunction(callee) ? callee : NULL;
@@ -210,6 +212,10 @@ LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, L
     for (unsigned i = 0; i < n && i < 16; i++)
       params[i] = LLVMTypeOf(args[i]);
     fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ret, params, n, 0));
+    /* C throws no exceptions: calls of it stay calls where a derivative
+     * is inlined into an invoke (core/unwind.c). */
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(kn_module.ctx, nounwind, 0));
   }
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }

@@ -173,6 +173,7 @@ static void call_derivative(Forward *f, LLVMValueRef call, LLVMValueRef callee, 
   } else if (sig.ret_primal) {
     LLVMReplaceAllUsesWith(call, result);
   }
+  unwind_follow(call, result);
   /* Its address may come back as a new instruction's. */
   vset_remove(&f->varied, call);
   LLVMInstructionEraseFromParent(call);
@@ -473,10 +474,30 @@ static void rewrite_returns(Forward *f) {
 
 /* ---- entry ---- */
 
+/* The blocks only unwinding reaches (core/unwind.c) run the primal's
+ * cleanups on a throw. They get tangent code too, so that the derivatives
+ * their calls make release what the derivative allocated (a shadow
+ * vector's buffer goes with the vector's). After the normal path, whose
+ * values they use. */
+static void append_unwind_blocks(LLVMBasicBlockRef **blocks, UnwindEdge *unwinds) {
+  ValueSet seen = {0};
+  for (ptrdiff_t i = 0; i < arrlen(*blocks); i++)
+    vset_add(&seen, LLVMBasicBlockAsValue((*blocks)[i]));
+  for (ptrdiff_t i = 0; i < arrlen(unwinds); i++) {
+    LLVMBasicBlockRef *more = cfg_reverse_post_order_from(unwinds[i].unwind, &seen);
+    for (ptrdiff_t k = 0; k < arrlen(more); k++)
+      arrput(*blocks, more[k]);
+    arrfree(more);
+  }
+  vset_free(&seen);
+}
+
 bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
   Forward f = {.sig = sig, .deriv = deriv, .b = LLVMCreateBuilderInContext(kn_module.ctx)};
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
-  if (!adopt_simplified_body(sig, deriv, primals, shadows)) {
+  UnwindEdge *unwinds = NULL;
+  if (!adopt_simplified_body(sig, deriv, primals, shadows, &unwinds)) {
+    arrfree(unwinds);
     LLVMDisposeBuilder(f.b);
     return false;
   }
@@ -486,6 +507,7 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
       set_tangent(&f, primals[i], shadows[i]);
     }
   LLVMBasicBlockRef *blocks = cfg_reverse_post_order(deriv);
+  append_unwind_blocks(&blocks, unwinds);
   do
     activity_find_varied(&f.varied, blocks, true);
   while (globals_seed(&f.varied, &f.tangent, blocks));
@@ -498,6 +520,9 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
   for (unsigned i = 0; i < sig->nparams && !f.failed; i++)
     if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
       drop_unneeded_writes(primals[i]);
+  if (!f.failed)
+    unwind_reattach(deriv, unwinds);
+  arrfree(unwinds);
   arrfree(blocks);
   arrfree(f.phis);
   vmap_free(&f.tangent);

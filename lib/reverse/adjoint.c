@@ -533,8 +533,8 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
       LLVMBuildMemSet(r->b, ddst, zero_byte(), len, 1);
       return;
     }
-    MemoryTypes m = rev_memory_types(r, dst, src);
-    if (m.pointers && !m.floats)
+    MemoryTypes m = rev_copy_types(r, call);
+    if (!m.floats && (m.pointers || m.declared)) /* no adjoints to move */
       return;
     LLVMTypeRef element = m.mixed_floats ? NULL : m.floats;
     if (!element) {

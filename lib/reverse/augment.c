@@ -147,6 +147,7 @@ static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee
     }
   }
   aug.tape = LLVMBuildExtractValue(r->ab, aug.call, field, "tape");
+  unwind_follow(call, aug.call);
   /* Its address may come back as a new instruction's. */
   vset_remove(&r->varied, call);
   LLVMInstructionEraseFromParent(call);
@@ -181,6 +182,8 @@ static void augment_custom_call(Reverse *r, LLVMValueRef call, const Registratio
   else if (LLVMGetTypeKind(ret) == LLVMStructTypeKind)
     aug.tape = LLVMBuildExtractValue(r->ab, result, 0, "tape");
   aug.call = result;
+  if (LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMVoidTypeKind || gives_result)
+    unwind_follow(call, result);
   if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind) {
     LLVMValueRef primal = call;
     if (gives_result) {
@@ -314,7 +317,7 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     /* Shadow memory of floats holds adjoints, which the reverse sweep moves;
      * pointers' shadows are copied now, so later loads find them. */
     if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1))) {
-      MemoryTypes m = rev_memory_types(r, dst, LLVMGetOperand(call, 1));
+      MemoryTypes m = rev_copy_types(r, call);
       if (m.pointers && m.floats)
         fail(r, call, "it copies memory (%s) holding both pointers and floats, which Kinase "
                       "cannot yet split", "memcpy");

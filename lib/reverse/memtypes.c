@@ -227,3 +227,13 @@ void rev_find_integer_copies(Reverse *r) {
 MemoryTypes rev_memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
   return memory_types_except(r, p1, p2, NULL);
 }
+
+MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call) {
+  MemoryTypes m = rev_memory_types(r, LLVMGetOperand(call, 0), LLVMGetOperand(call, 1));
+  LLVMTypeRef noted = copytypes_of(call);
+  if (!m.floats && !m.pointers && !m.ints && noted) {
+    note_type(&m, noted);
+    m.declared = true;
+  }
+  return m;
+}

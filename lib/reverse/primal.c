@@ -207,7 +207,7 @@ bool rev_recomputable(LLVMValueRef inst) {
 static bool is_local_object(LLVMValueRef base) {
   if (LLVMIsAAllocaInst(base))
     return true;
-  const Rule *rule = LLVMIsACallInst(base) ? rule_for_call(base) : NULL;
+  const Rule *rule = kn_is_call_site(base) ? rule_for_call(base) : NULL;
   return rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC);
 }
 
@@ -220,7 +220,7 @@ static bool inst_writes_outside(LLVMValueRef inst, ValueSet *visiting) {
     return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 1)));
   if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst))
     return true;
-  if (!LLVMIsACallInst(inst))
+  if (!kn_is_call_site(inst))
     return false;
   const Rule *rule = rule_for_call(inst);
   /* The user's allocator keeps its bookkeeping in memory its arguments reach. */

@@ -236,8 +236,10 @@ static void build_reverse(Reverse *r) {
 bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) {
   Reverse r = {.sig = sig, .aug = aug, .rev = rev};
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
-  if (!adopt_simplified_body(sig, aug, primals, shadows))
+  if (!adopt_simplified_body(sig, aug, primals, shadows, &r.unwinds)) {
+    arrfree(r.unwinds);
     return false;
+  }
   r.b = LLVMCreateBuilderInContext(ctx());
   r.ab = LLVMCreateBuilderInContext(ctx());
   name_rev_params(&r);
@@ -283,7 +285,9 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
     for (unsigned i = 0; i < sig->nparams; i++)
       if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
         drop_unneeded_writes(primals[i]);
+    unwind_reattach(aug, r.unwinds);
   }
+  arrfree(r.unwinds);
   for (ptrdiff_t i = 0; i < arrlen(r.records); i++)
     arrfree(r.records[i].roots);
   arrfree(r.records);

@@ -88,6 +88,7 @@ typedef struct {
   BlockRecord *records;
   LLVMValueRef rev_entry, rev_exit; /* blocks (as values) */
   LLVMValueRef aug_tape;   /* aug: the tape pointer */
+  UnwindEdge *unwinds;     /* aug: the primal's invokes, calls while generating */
   bool failed;
 } Reverse;
 
@@ -97,6 +98,8 @@ typedef struct {
 typedef struct {
   LLVMTypeRef floats;
   bool mixed_floats, pointers, ints;
+  bool declared; /* the types noted before simplification (rev_copy_types):
+                    the memory holds no others */
 } MemoryTypes;
 
 /* Phi adjoints travel along the edge the forward sweep took. */
@@ -152,6 +155,9 @@ static inline LLVMValueRef returned_value(Reverse *r) {
 void rev_find_memory_objects(Reverse *r);
 void rev_find_integer_copies(Reverse *r);
 MemoryTypes rev_memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2);
+/* What memcpy `call` moves: its memory's types, or, where simplification
+ * left no evidence, the types noted before it (analysis/copytypes.c). */
+MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call);
 
 /* useful.c */
 void rev_find_useful(Reverse *r);

@@ -39,14 +39,13 @@ static bool is_sparse_accumulate(LLVMValueRef fn) {
 
 static const char *refused(LLVMValueRef inst) {
   switch (LLVMGetInstructionOpcode(inst)) {
-  case LLVMInvoke:
-  case LLVMLandingPad:
-  case LLVMResume:
+  /* Invokes and landing pads are differentiated on the normal path
+   * (core/unwind.c); funclets (Windows' exceptions) have no normal-path
+   * form to take apart so. */
   case LLVMCleanupPad:
   case LLVMCatchPad:
   case LLVMCatchSwitch:
-    return "it uses exceptions (invoke, landing pads or cleanups), which Kinase does not "
-           "differentiate";
+    return "it uses Windows-style exception funclets (catchswitch, catchpad or cleanuppad)";
   case LLVMIndirectBr:
     return "it uses a computed goto (an indirect branch)";
   case LLVMCallBr:

@@ -1,0 +1,204 @@
+/* Exceptions in the functions Kinase differentiates (C++ compiled with
+ * exceptions: invokes, landing pads, cleanups, resume).
+ *
+ * Derivatives follow the normal path only. Before a generator starts, each
+ * invoke of the copy becomes a call followed by a branch to its normal
+ * destination (unwind_detach). The landing pads, and the blocks only they
+ * reach, then fall out of the reverse post-order every generator walks:
+ * activity, the tape and the reverse sweep's CFG never see an unwind edge,
+ * so no landing pad is reversed. They stay in the function as the primal
+ * had them (forward mode alone appends them to its walk, so that the
+ * cleanups release shadows too: forward/forward.c). Each such call carries
+ * the index of its edge as metadata, which a generator moves to the call
+ * that takes its place (unwind_follow): the call of a derivative. Once the
+ * derivative is generated, each call so marked becomes an invoke again
+ * with its old landing pad (unwind_reattach): a throw unwinds through the
+ * augmented sweep, or the forward derivative, as it would have through the
+ * primal, running the primal's cleanups. A call a generator erased (a CUDA
+ * launch replaced by the runtime's) takes its mark, and its edge, along.
+ *
+ * A catch block that goes on into the normal path cannot be left out so:
+ * the code after it would be differentiated from a point the derivative
+ * never reached. That is an error at the catch. */
+#include "kinase.h"
+
+#include <stb/stb_ds.h>
+#include <stdlib.h>
+
+static void copy_attributes(LLVMValueRef from, LLVMValueRef to) {
+  long long nargs = LLVMGetNumArgOperands(from);
+  for (long long i = -1; i <= nargs; i++) { /* the function, the result, each argument */
+    LLVMAttributeIndex at = i < 0 ? LLVMAttributeFunctionIndex : (LLVMAttributeIndex)i;
+    unsigned n = LLVMGetCallSiteAttributeCount(from, at);
+    LLVMAttributeRef *attrs = malloc((n ? n : 1) * sizeof *attrs);
+    LLVMGetCallSiteAttributes(from, at, attrs);
+    for (unsigned k = 0; k < n; k++)
+      LLVMAddCallSiteAttribute(to, at, attrs[k]);
+    free(attrs);
+  }
+}
+
+static void copy_metadata(LLVMValueRef from, LLVMValueRef to) {
+  size_t n = 0;
+  LLVMValueMetadataEntry *entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(from, &n);
+  for (unsigned i = 0; i < n; i++)
+    LLVMSetMetadata(to, LLVMValueMetadataEntriesGetKind(entries, i),
+                    LLVMMetadataAsValue(kn_module.ctx, LLVMValueMetadataEntriesGetMetadata(entries, i)));
+  if (entries)
+    LLVMDisposeValueMetadataEntries(entries);
+  LLVMInstructionSetDebugLoc(to, LLVMInstructionGetDebugLoc(from));
+}
+
+/* `site` again at b, as an invoke when `unwind` is given, else as a call:
+ * the same callee, arguments, bundles, attributes, calling convention and
+ * metadata. Its uses move to the new one; `site` is erased. */
+static LLVMValueRef rebuild_site(LLVMBuilderRef b, LLVMValueRef site, LLVMBasicBlockRef normal,
+                                 LLVMBasicBlockRef unwind) {
+  unsigned nargs = LLVMGetNumArgOperands(site), nbundles = LLVMGetNumOperandBundles(site);
+  LLVMValueRef *args = malloc((nargs ? nargs : 1) * sizeof *args);
+  LLVMOperandBundleRef *bundles = malloc((nbundles ? nbundles : 1) * sizeof *bundles);
+  for (unsigned i = 0; i < nargs; i++)
+    args[i] = LLVMGetOperand(site, i);
+  for (unsigned i = 0; i < nbundles; i++)
+    bundles[i] = LLVMGetOperandBundleAtIndex(site, i);
+  LLVMTypeRef type = LLVMGetCalledFunctionType(site);
+  bool is_void = LLVMGetTypeKind(LLVMGetReturnType(type)) == LLVMVoidTypeKind;
+  const char *name = is_void ? "" : kn_value_name(site);
+  LLVMValueRef callee = LLVMGetCalledValue(site);
+  LLVMValueRef copy =
+      unwind ? LLVMBuildInvokeWithOperandBundles(b, type, callee, args, nargs, normal, unwind, bundles,
+                                                 nbundles, name)
+             : LLVMBuildCallWithOperandBundles(b, type, callee, args, nargs, bundles, nbundles, name);
+  for (unsigned i = 0; i < nbundles; i++)
+    LLVMDisposeOperandBundle(bundles[i]);
+  free(bundles);
+  free(args);
+  LLVMSetInstructionCallConv(copy, LLVMGetInstructionCallConv(site));
+  copy_attributes(site, copy);
+  copy_metadata(site, copy);
+  if (!is_void)
+    LLVMReplaceAllUsesWith(site, copy);
+  LLVMInstructionEraseFromParent(site);
+  return copy;
+}
+
+LLVMValueRef unwind_through(LLVMValueRef call, LLVMBasicBlockRef unwind) {
+  LLVMBasicBlockRef normal = cfg_split_after(call, "invoke.cont");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMGetInstructionParent(call));
+  LLVMValueRef invoke = rebuild_site(b, call, normal, unwind);
+  LLVMDisposeBuilder(b);
+  return invoke;
+}
+
+static unsigned mark_kind(void) {
+  return LLVMGetMDKindIDInContext(kn_module.ctx, "kinase.unwind", 13);
+}
+
+static void mark(LLVMValueRef call, size_t edge) {
+  LLVMContextRef ctx = kn_module.ctx;
+  LLVMMetadataRef index = LLVMValueAsMetadata(LLVMConstInt(LLVMInt64TypeInContext(ctx), edge, 0));
+  LLVMSetMetadata(call, mark_kind(), LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, &index, 1)));
+}
+
+/* The edge index `call` is marked with, -1 if none. */
+static long long marked_edge(LLVMValueRef call) {
+  LLVMValueRef node = LLVMIsACallInst(call) ? LLVMGetMetadata(call, mark_kind()) : NULL;
+  if (!node)
+    return -1;
+  LLVMValueRef index;
+  LLVMGetMDNodeOperands(node, &index);
+  return LLVMConstIntGetSExtValue(index);
+}
+
+/* Blocks reached from the entry once unwind edges are gone. */
+static void normal_path(LLVMValueRef fn, ValueSet *reached) {
+  LLVMBasicBlockRef *rpo = cfg_reverse_post_order(fn);
+  for (ptrdiff_t i = 0; i < arrlen(rpo); i++)
+    vset_add(reached, LLVMBasicBlockAsValue(rpo[i]));
+  arrfree(rpo);
+}
+
+/* The terminator of a block only unwinding reaches that branches into the
+ * normal path: a catch that carries on. */
+static LLVMValueRef rejoining_branch(LLVMValueRef fn) {
+  ValueSet reached = {0};
+  normal_path(fn, &reached);
+  LLVMValueRef found = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !found; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (vset_has(&reached, LLVMBasicBlockAsValue(bb)) || !term)
+      continue;
+    for (unsigned i = 0, n = LLVMGetNumSuccessors(term); i < n && !found; i++)
+      if (vset_has(&reached, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, i))))
+        found = term;
+  }
+  vset_free(&reached);
+  return found;
+}
+
+bool unwind_detach(LLVMValueRef fn, LLVMValueRef subject, UnwindEdge **edges) {
+  LLVMValueRef *invokes = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    if (LLVMIsAInvokeInst(LLVMGetBasicBlockTerminator(bb)))
+      arrput(invokes, LLVMGetBasicBlockTerminator(bb));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (ptrdiff_t i = 0; i < arrlen(invokes); i++) {
+    LLVMValueRef invoke = invokes[i];
+    UnwindEdge edge = {.from = LLVMGetInstructionParent(invoke), .unwind = LLVMGetUnwindDest(invoke)};
+    LLVMPositionBuilderBefore(b, invoke);
+    LLVMValueRef br = LLVMBuildBr(b, LLVMGetNormalDest(invoke));
+    LLVMPositionBuilderBefore(b, br);
+    mark(rebuild_site(b, invoke, NULL, NULL), (size_t)arrlen(*edges));
+    arrput(*edges, edge);
+  }
+  LLVMDisposeBuilder(b);
+  arrfree(invokes);
+  LLVMValueRef rejoin = rejoining_branch(fn);
+  if (rejoin)
+    kn_error(rejoin, subject,
+             "it catches an exception and carries on (a catch block that does not rethrow); Kinase "
+             "differentiates the normal path only, where cleanups that rethrow are fine");
+  return !rejoin;
+}
+
+void unwind_follow(LLVMValueRef from, LLVMValueRef to) {
+  LLVMValueRef node = LLVMGetMetadata(from, mark_kind());
+  if (node)
+    LLVMSetMetadata(to, mark_kind(), node);
+}
+
+/* The landing pad's phis name `edge->from`, the invoke's block when it was
+ * detached; each call marked for the edge brings its own block. */
+static void add_predecessor(UnwindEdge *edge, LLVMBasicBlockRef now, bool *named) {
+  if (now == edge->from) {
+    *named = true;
+  } else if (!*named) {
+    cfg_retarget_phis(edge->unwind, edge->from, now);
+    edge->from = now;
+    *named = true;
+  } else {
+    cfg_copy_incoming(edge->unwind, edge->from, now);
+  }
+}
+
+void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges) {
+  LLVMValueRef *calls = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      if (marked_edge(inst) >= 0)
+        arrput(calls, inst);
+  bool *named = calloc((size_t)arrlen(edges) + 1, sizeof *named);
+  for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
+    long long k = marked_edge(calls[i]);
+    LLVMSetMetadata(calls[i], mark_kind(), NULL);
+    add_predecessor(&edges[k], LLVMGetInstructionParent(calls[i]), &named[k]);
+    unwind_through(calls[i], edges[k].unwind);
+  }
+  /* An edge whose call is gone leaves its landing pad one predecessor less. */
+  for (ptrdiff_t k = 0; k < arrlen(edges); k++)
+    if (!named[k])
+      cfg_retarget_phis(edges[k].unwind, edges[k].from, NULL);
+  free(named);
+  arrfree(calls);
+}

@@ -14,6 +14,7 @@
 // three gradients agree. Build: kinase-cc -O2 --cuda-gpu-arch=sm_90.
 #include <kinase.h>
 #include "cuda_timing.h"
+#include "loglik_hand.h"
 #include <algorithm>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -22,9 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
-
-enum { P = 4, BLOCK = 256 };
-
 
 __device__ void loglik_one(float *logL, const float *th, const float *x, int n) {
   float mu1 = th[0], mu2 = th[1], s1 = th[2], s2 = th[3];
@@ -46,28 +44,6 @@ void compute_logLs(float *logLs, const float *thetas, const float *x, int n, int
   loglik<<<(b + BLOCK - 1) / BLOCK, BLOCK>>>(logLs, thetas, x, n, b);
 }
 
-/* d/dmu = sum e / s^2, d/ds = sum e^2 / s^3 - n / s. */
-__global__ void hand_gradient(float *dth, const float *th, const float *x, int n, int b) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= b)
-    return;
-  const float *t = th + P * i;
-  float mu1 = t[0], mu2 = t[1], is1 = 1.f / t[2], is2 = 1.f / t[3];
-  float a1 = 0, a2 = 0, c1 = 0, c2 = 0;
-  for (int k = 0; k < n; k++) {
-    float e1 = x[2 * k] - mu1, e2 = x[2 * k + 1] - mu2;
-    a1 += e1;
-    a2 += e2;
-    c1 += e1 * e1;
-    c2 += e2 * e2;
-  }
-  float *d = dth + P * i;
-  d[0] = a1 * is1 * is1;
-  d[1] = a2 * is2 * is2;
-  d[2] = c1 * is1 * is1 * is1 - n * is1;
-  d[3] = c2 * is2 * is2 * is2 - n * is2;
-}
-
 __global__ void device_request(float *logL, float *dlogL, const float *th, float *dth,
                                const float *x, int n, int b) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -85,17 +61,8 @@ static double max_relative_error(const std::vector<float> &got, const std::vecto
 }
 
 static int run_size(int b, int n) {
-  std::vector<float> th((size_t)b * P), x(2 * (size_t)n), ones(b, 1.0f);
-  for (int k = 0; k < n; k++) {
-    x[2 * k] = sinf(0.37f * k);
-    x[2 * k + 1] = 0.5f * cosf(0.11f * k) - 0.2f;
-  }
-  for (int i = 0; i < b; i++) {
-    th[(size_t)P * i] = 0.1f * (i % 7) - 0.3f;
-    th[(size_t)P * i + 1] = 0.05f * (i % 5);
-    th[(size_t)P * i + 2] = 0.8f + 0.01f * (i % 13);
-    th[(size_t)P * i + 3] = 1.1f - 0.02f * (i % 11);
-  }
+  std::vector<float> th, x, ones(b, 1.0f);
+  loglik_inputs(th, x, b, n);
   size_t tb = th.size() * sizeof(float);
   float *d_th, *d_dth, *d_x, *d_logL, *d_dlogL;
   CHECK(cudaMalloc(&d_th, tb));
@@ -166,7 +133,6 @@ static int run_size(int b, int n) {
 /* Each size in a child process of its own: a device-side request that runs
  * out of device heap ends its CUDA context, not the other sizes' runs. */
 int main(void) {
-  static const int sizes[][2] = {{1 << 20, 1000}, {1 << 24, 16}, {1 << 16, 100000}};
   printf("median of %d runs, times of the GPU (CUDA events)\n", BENCH_REPEAT);
   fflush(stdout);
   int bad = 0;
@@ -181,7 +147,7 @@ int main(void) {
         CHECK(cudaGetDeviceProperties(&prop, 0));
         printf("%s\n", prop.name);
       }
-      int status = run_size(sizes[s][0], sizes[s][1]);
+      int status = run_size(loglik_sizes[s][0], loglik_sizes[s][1]);
       fflush(stdout);
       _exit(status);
     }

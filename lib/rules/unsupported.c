@@ -133,6 +133,18 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
   return false;
 }
 
+/* Whether `v` is only called or compared (with the candidates an indirect
+ * call is resolved to, analysis/devirt.c). */
+static bool only_called(LLVMValueRef v) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    bool call = (LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) && LLVMGetCalledValue(user) == v;
+    if (!call && !LLVMIsAICmpInst(user))
+      return false;
+  }
+  return LLVMGetFirstUse(v) != NULL;
+}
+
 LLVMValueRef unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMValueRef subject,
                                         bool *failed) {
   LLVMValueRef substitute = globals_constant_shadow(v);
@@ -140,6 +152,13 @@ LLVMValueRef unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMV
     substitute = devirt_fallback_shadow(v, subject);
   if (substitute)
     return substitute;
+  /* Kinase never reads through the shadow of a function pointer (calls
+   * through one are compared with their candidates, analysis/devirt.c): a
+   * function, or a pointer merged into one that is only ever called (a
+   * member function pointer's call picks a vtable entry or a function), is
+   * its own shadow. */
+  if (LLVMIsAFunction(v) || only_called(user))
+    return v;
   bool null_like = LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v);
   if (kn_is_pointer_type(LLVMTypeOf(v)) && !null_like) {
     kn_error(user, subject,

@@ -173,8 +173,8 @@ bool derive_is_derivative(LLVMValueRef fn) { return fn && job_of_function(fn); }
 static void generate_callees_first(LLVMValueRef fn) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-      bool site = LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst); /* a request in a try block */
-      LLVMValueRef callee = site ? kn_called_function(inst) : NULL;
+      /* an invoke: a request in a try block */
+      LLVMValueRef callee = kn_is_call_site(inst) ? kn_called_function(inst) : NULL;
       Job *job = callee && LLVMIsDeclaration(callee) ? job_of_function(callee) : NULL;
       if (job && job->state == JOB_PENDING)
         generate(job);

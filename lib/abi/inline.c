@@ -96,7 +96,7 @@ static bool mark_callers(LLVMValueRef fn) {
   bool any = false;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
-    if ((LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) && kn_called_function(user) == fn) {
+    if (kn_is_call_site(user) && kn_called_function(user) == fn) {
       LLVMAddCallSiteAttribute(user, LLVMAttributeFunctionIndex,
                                LLVMCreateEnumAttribute(kn_module.ctx, always, 0));
       any = true;

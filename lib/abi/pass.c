@@ -44,7 +44,7 @@ typedef struct {
 } Request;
 
 static bool is_virtualreverse(LLVMValueRef inst) {
-  LLVMValueRef callee = (LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst)) ? kn_called_function(inst) : NULL;
+  LLVMValueRef callee = kn_is_call_site(inst) ? kn_called_function(inst) : NULL;
   return callee && strstr(kn_function_name(callee), "__enzyme_virtualreverse");
 }
 
@@ -77,7 +77,7 @@ static Request *find_requests(void) {
   for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-        bool call = LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst);
+        bool call = kn_is_call_site(inst);
         int e = call ? entry_point_of(inst) : -1;
         if (call && e < 0)
           refuse_unsupported(inst);

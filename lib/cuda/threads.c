@@ -399,7 +399,7 @@ static bool varies_by_lane(LLVMValueRef v, ValueSet *seen, int depth) {
   if (register_read(v))
     return reads_register(v, "llvm.nvvm.read.ptx.sreg.tid.") ||
            reads_register(v, "llvm.nvvm.read.ptx.sreg.laneid");
-  if (depth > 32 || LLVMIsALoadInst(v) || LLVMIsACallInst(v) || LLVMIsAInvokeInst(v))
+  if (depth > 32 || LLVMIsALoadInst(v) || kn_is_call_site(v))
     return true;
   for (int i = 0; i < LLVMGetNumOperands(v); i++)
     if (varies_by_lane(LLVMGetOperand(v, i), seen, depth + 1))

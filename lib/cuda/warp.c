@@ -123,11 +123,17 @@ static LLVMValueRef warp_sum(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRef v
  * take 2^p - 1 + 5 - p shuffles where one sum each took 5n, and value k
  * ends up in the lane whose bits 4, 3, ... spell k's index, most
  * significant first. */
+/* p with 2^p >= n: the lane bits that spell a value's index among n. */
+static unsigned index_bits(unsigned n) {
+  unsigned p = 0;
+  while (1u << p < n)
+    p++;
+  return p;
+}
+
 LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index) {
   LLVMValueRef all = const32(0xffffffffu), lane = lane_id(b);
-  unsigned held = 1;
-  while (held < n)
-    held *= 2;
+  unsigned held = 1u << index_bits(n);
   LLVMValueRef partial[WARP_LANES];
   for (unsigned k = 0; k < held; k++)
     partial[k] = k < n ? values[k] : LLVMConstNull(LLVMTypeOf(values[0]));
@@ -152,10 +158,7 @@ LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n
 /* Whether this lane holds a value's total: its bits below the ones that
  * spell the index are 0, and the index names one of the n values. */
 LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index) {
-  unsigned held = 1, spelled = 0;
-  while (held < n)
-    held *= 2, spelled++;
-  unsigned low_bits = LANE_BITS >> spelled;
+  unsigned low_bits = LANE_BITS >> index_bits(n);
   LLVMValueRef aligned = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, lane_id(b), const32(low_bits), ""), const32(0), "");
   return LLVMBuildAnd(b, aligned, LLVMBuildICmp(b, LLVMIntULT, index, const32(n), ""), "holds.total");
 }

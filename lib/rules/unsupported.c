@@ -138,7 +138,7 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
 static bool only_called(LLVMValueRef v) {
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
-    bool call = (LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) && LLVMGetCalledValue(user) == v;
+    bool call = kn_is_call_site(user) && LLVMGetCalledValue(user) == v;
     if (!call && !LLVMIsAICmpInst(user))
       return false;
   }

@@ -47,7 +47,7 @@ void simplify_inline_marked_calls(void) {
 void simplify_registers(LLVMValueRef fn) { run(fn, "sroa"); }
 
 void simplify_control(LLVMValueRef fn) {
-  run(fn, "early-cse,simplifycfg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa");
+  run(fn, "early-cse,simplifycfg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,loop(indvars)");
 }
 
 void simplify_before(LLVMValueRef fn) {

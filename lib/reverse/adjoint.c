@@ -240,7 +240,7 @@ void rev_flush_held_adds(Reverse *r) {
 /* Whether reversing `inst` may read shadow memory (a store's reverse reads
  * its location's adjoint, a call's may read anything): held-back adds must
  * be in memory first. */
-static bool reverse_may_read_shadows(LLVMValueRef inst) {
+bool rev_may_read_shadows(LLVMValueRef inst) {
   switch (LLVMGetInstructionOpcode(inst)) {
   case LLVMStore:
   case LLVMAtomicRMW:
@@ -249,8 +249,11 @@ static bool reverse_may_read_shadows(LLVMValueRef inst) {
   case LLVMInvoke:
   case LLVMCallBr:
     return true;
-  case LLVMCall:
-    return !kn_call_is_pure(inst);
+  case LLVMCall: {
+    /* A math function's reverse is arithmetic; an inactive call has none. */
+    const Rule *rule = rule_for_call(inst);
+    return !kn_call_is_pure(inst) && !(rule && (rule->kind == RULE_MATH || rule->kind == RULE_INACTIVE));
+  }
   default:
     return false;
   }
@@ -302,6 +305,7 @@ static void reverse_store(Reverse *r, LLVMValueRef store) {
   LLVMValueRef old = kn_type_has_floats(type) ? LLVMBuildLoad2(r->b, type, shadow, "") : NULL;
   LLVMValueRef zero = LLVMBuildStore(r->b, LLVMConstNull(type), shadow);
   LLVMSetAlignment(zero, LLVMGetAlignment(store));
+  rev_hold_clear(r, zero);
   if (old) {
     LLVMSetAlignment(old, LLVMGetAlignment(store));
     rev_add_adjoint(r, value, old);
@@ -688,8 +692,9 @@ void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis) {
   /* An augmented call's result is taken by the call's own reverse. */
   if (op == LLVMExtractValue && rev_aug_call_of(r, LLVMGetOperand(inst, 0)))
     return;
-  if (reverse_may_read_shadows(inst))
+  if (rev_may_read_shadows(inst))
     rev_flush_held_adds(r);
+  rev_clears_before(r, inst);
   LLVMValueRef a = has_adjoint(r, inst) ? take_adjoint(r, inst) : NULL;
   if (op == LLVMStore) {
     reverse_store(r, inst);

@@ -93,7 +93,8 @@ static void leave_counted_header(Reverse *r, CountedLoop *loop, PhiAdjoint *phis
   LLVMBuildCondBr(r->b, first, to_preheader, to_latch);
 }
 
-static void reverse_block(Reverse *r, LLVMBasicBlockRef bb) {
+static void reverse_block(Reverse *r, ptrdiff_t k) {
+  LLVMBasicBlockRef bb = r->blocks[k];
   LLVMPositionBuilderAtEnd(r->b, reverse_of(r, bb));
   PhiAdjoint *phis = NULL;
   for (LLVMValueRef inst = LLVMGetLastInstruction(bb); inst && !r->failed;
@@ -101,6 +102,7 @@ static void reverse_block(Reverse *r, LLVMBasicBlockRef bb) {
     if (!LLVMIsATerminatorInst(inst) && !vset_has(&r->shadow_code, inst))
       rev_reverse_instruction(r, inst, &phis);
   rev_flush_held_adds(r);
+  rev_clears_at_block_end(r, k);
 
   /* What this block recorded is read before its counter steps back: which
    * predecessor ran, and the iterations of the loops it exits. */
@@ -230,11 +232,11 @@ static void build_reverse(Reverse *r) {
   }
   LLVMBuildBr(r->b, reverse_of(r, r->ret_block));
   for (ptrdiff_t k = arrlen(r->blocks) - 1; k >= 0 && !r->failed; k--)
-    reverse_block(r, r->blocks[k]);
+    reverse_block(r, k);
 }
 
 bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) {
-  Reverse r = {.sig = sig, .aug = aug, .rev = rev};
+  Reverse r = {.sig = sig, .aug = aug, .rev = rev, .clears_land = PTRDIFF_MAX};
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
   if (!adopt_simplified_body(sig, aug, primals, shadows, &r.unwinds)) {
     arrfree(r.unwinds);
@@ -301,6 +303,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   vset_free(&r.owned_params);
   arrfree(r.owned_adds);
   arrfree(r.warp_adds);
+  rev_drop_held_clears(&r);
   vset_free(&r.unneeded_params);
   vmap_free(&r.shadow);
   vmap_free(&r.adjoint);

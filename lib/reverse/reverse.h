@@ -83,6 +83,8 @@ typedef struct {
   ValueSet owned_params;   /* aug pointer parameters whose shadow is the thread's (sig->owned) */
   HeldAdd *owned_adds;     /* rev: adds to shadows the thread owns, not yet emitted */
   HeldAdd *warp_adds;      /* rev: adds the lanes of a warp may share, not yet emitted */
+  LLVMValueRef *held_clears; /* rev: stores of 0 into shadows, not yet placed (clears.c) */
+  ptrdiff_t clears_land;   /* the index in blocks whose reverse places them */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
   Placeholder *placeholders;
   BlockRecord *records;
@@ -187,6 +189,13 @@ LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v);
 void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis);
 void rev_add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta);
 void rev_flush_held_adds(Reverse *r);
+bool rev_may_read_shadows(LLVMValueRef inst);
+/* clears.c: device code's clears of shadow memory, placed late */
+void rev_hold_clear(Reverse *r, LLVMValueRef clear);
+void rev_flush_clears(Reverse *r);
+void rev_clears_before(Reverse *r, LLVMValueRef inst);
+void rev_clears_at_block_end(Reverse *r, ptrdiff_t k);
+void rev_drop_held_clears(Reverse *r);
 LLVMValueRef rev_add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
 
 /* why.c */

@@ -1,0 +1,106 @@
+/* Reverse mode in device code: the clears of shadow memory, held back.
+ *
+ * The reverse of a store reads its location's adjoint and clears it (the
+ * seed's `*logL = ...`: dlogL[i] read, then zeroed). Emitted where the store
+ * is reversed, the clear comes first in the derivative kernel, before the
+ * loads of the rest of it, and on the H200 a store in front of a thread's
+ * loads made the whole kernel 3.3x slower (0.81 ms against 0.25 ms at the
+ * seed's (2^24, 16), docs/PERFORMANCE.md). A clear therefore waits:
+ * - until the next instruction whose reverse reads, writes or frees shadow
+ *   memory, which then finds it done, so the order of shadow accesses is
+ *   the one the sweep had;
+ * - across blocks only into a block that runs exactly when its own does
+ *   (control-equivalent: one dominates, the other post-dominates, neither
+ *   on a cycle) when no block reversed in between touches shadow memory;
+ *   otherwise it is done at the end of its block. */
+#include "reverse.h"
+#include <stb/stb_ds.h>
+
+/* Whether reversing `inst` may read, write or free shadow memory. */
+static bool reverse_touches_shadows(Reverse *r, LLVMValueRef inst) {
+  if (rev_may_read_shadows(inst))
+    return true;
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMLoad:
+    return is_varied(r, LLVMGetOperand(inst, 0));
+  case LLVMAlloca:
+    return vmap_get(&r->shadow, inst) != NULL;
+  default:
+    return false;
+  }
+}
+
+static bool block_touches_shadows(Reverse *r, LLVMBasicBlockRef bb) {
+  for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+    if (!vset_has(&r->shadow_code, inst) && reverse_touches_shadows(r, inst))
+      return true;
+  return false;
+}
+
+/* Whether every path from `from` to the return passes `through`. */
+static bool returns_through(Reverse *r, LLVMBasicBlockRef from, LLVMBasicBlockRef through) {
+  ValueSet seen = {0};
+  LLVMBasicBlockRef *stack = NULL;
+  arrput(stack, from);
+  bool escapes = false;
+  while (arrlen(stack) && !escapes) {
+    LLVMBasicBlockRef bb = arrpop(stack);
+    if (bb == through || !vset_add(&seen, LLVMBasicBlockAsValue(bb)))
+      continue;
+    escapes = bb == r->ret_block;
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++)
+      arrput(stack, LLVMGetSuccessor(term, i));
+  }
+  arrfree(stack);
+  vset_free(&seen);
+  return !escapes;
+}
+
+/* Whether `earlier` (reversed later) runs exactly when `bb` does. */
+static bool control_equivalent(Reverse *r, LLVMBasicBlockRef earlier, LLVMBasicBlockRef bb) {
+  return !cfg_on_cycle(earlier) && !cfg_on_cycle(bb) && cfg_dominates(r->cfg, earlier, bb) &&
+         returns_through(r, earlier, bb);
+}
+
+void rev_hold_clear(Reverse *r, LLVMValueRef clear) {
+  if (!kn_module.gpu)
+    return;
+  LLVMInstructionRemoveFromParent(clear);
+  arrput(r->held_clears, clear);
+}
+
+void rev_flush_clears(Reverse *r) {
+  for (ptrdiff_t i = 0; i < arrlen(r->held_clears); i++)
+    LLVMInsertIntoBuilder(r->b, r->held_clears[i]);
+  arrsetlen(r->held_clears, 0);
+  r->clears_land = PTRDIFF_MAX;
+}
+
+void rev_clears_before(Reverse *r, LLVMValueRef inst) {
+  if (arrlen(r->held_clears) && reverse_touches_shadows(r, inst))
+    rev_flush_clears(r);
+}
+
+/* Blocks are reversed from the last of r->blocks to the first. */
+void rev_clears_at_block_end(Reverse *r, ptrdiff_t k) {
+  if (!arrlen(r->held_clears) || k > r->clears_land)
+    return;
+  LLVMBasicBlockRef bb = r->blocks[k];
+  for (ptrdiff_t j = k - 1; j >= 0; j--) {
+    if (control_equivalent(r, r->blocks[j], bb)) {
+      r->clears_land = j;
+      return;
+    }
+    if (block_touches_shadows(r, r->blocks[j]))
+      break;
+  }
+  rev_flush_clears(r);
+}
+
+/* A generation that failed may leave clears unplaced. */
+void rev_drop_held_clears(Reverse *r) {
+  for (ptrdiff_t i = 0; i < arrlen(r->held_clears); i++)
+    LLVMDeleteInstruction(r->held_clears[i]);
+  arrfree(r->held_clears);
+}

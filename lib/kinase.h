@@ -769,6 +769,10 @@ LLVMValueRef math_fneg(LLVMBuilderRef b, LLVMValueRef x);
 /* digamma(x), the derivative of lgamma: a call of a helper emitted into the
  * module once per float type (rules/digamma.c). */
 LLVMValueRef math_digamma(LLVMBuilderRef b, LLVMValueRef x);
+/* core/fastmath.c: the algebraic fast-math flags every float operation of
+ * fn has (none if it has none), and granting them to a derivative's. */
+LLVMFastMathFlags kn_common_fast_math(LLVMValueRef fn);
+void kn_grant_fast_math(LLVMValueRef fn, LLVMFastMathFlags flags);
 
 /* ---- cuda/memory.c: CUDA memory calls in host code, through the runtime ---- */
 

@@ -230,6 +230,7 @@ static void generate(Job *job) {
       continue;
     }
     strip_debug_locations(fns[i]);
+    kn_grant_fast_math(fns[i], kn_common_fast_math(job->sig.fn));
     simplify_after(fns[i]);
     if (kn_module.gpu && fns[i] == job->deriv && job->sig.mode != MODE_FORWARD)
       simplify_unroll_loops(fns[i], DEVICE_REVERSE_UNROLL);

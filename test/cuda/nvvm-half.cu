@@ -26,7 +26,7 @@
 // The derivative computes in half, with half instructions, not on integers.
 // IR-LABEL: define {{.*}} @__kinase_krev_nd_{{.*}}pointwise_kernel{{.*}}in_half{{.*}}(
 // IR-NOT:     asm
-// IR:         fmul half
+// IR:         fmul contract half
 // IR:         ret void
 
 #include <kinase.h>

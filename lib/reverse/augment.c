@@ -274,7 +274,10 @@ static void augment_cuda_launch(Reverse *r, LLVMValueRef call, const Rule *rule)
   LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
   LLVMPositionBuilderBefore(before, call);
   LLVMValueRef shadows = is_varied(r, params) ? rev_shadow_of(r, params, call) : NULL;
-  set_shadow(r, call, cuda_launch_augment(before, call, shadows, unneeded, nunneeded, r->sig->fn));
+  LLVMValueRef record = cuda_launch_augment(before, call, shadows, unneeded, nunneeded, r->sig->fn);
+  set_shadow(r, call, record);
+  /* It launches in place of the call, an invoke's landing pad included. */
+  unwind_follow(call, record);
   arrput(r->replaced_launches, call);
   LLVMDisposeBuilder(before);
 }

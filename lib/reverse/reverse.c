@@ -288,8 +288,8 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
     for (unsigned i = 0; i < sig->nparams; i++)
       if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
         drop_unneeded_writes(primals[i]);
-    unwind_reattach(aug, r.unwinds);
     rev_erase_replaced_launches(&r);
+    unwind_reattach(aug, r.unwinds);
   }
   arrfree(r.replaced_launches);
   arrfree(r.unwinds);

@@ -6,7 +6,8 @@
 // as a number, Const, and the gradient silently lost. Cases:
 //   - struct Buffers {logLs, thetas, x} by pointer, its shadow holding
 //     dlogLs, dthetas and 0 for the Const data (the seed's log-likelihood);
-//   - kernelParams pointing straight into the fields of such a structure;
+//   - kernelParams pointing straight into the fields of such a structure
+//     (and its tangent in forward mode);
 //   - an array CUdeviceptr bufs[2] passed by pointer;
 //   - a local CUdeviceptr tmp[2] filled by cuMemAlloc and copies.
 //
@@ -141,6 +142,14 @@ int main(int argc, char **argv) {
       dalpha = __enzyme_autodiff((void *)scale_fields, enzyme_dup, &s, &ds, enzyme_out, alpha,
                                  enzyme_const, B);
       check_scale("fields", alpha, dalpha, d_out, d_din);
+      /* Forward mode along (tin = dout, dalpha = 0.5): alpha tin + 0.5 in. */
+      CUdeviceptr d_tout = device_zeros_f(B);
+      struct ScaleBuffers ts = {d_tout, d_dout};
+      check_cu(cuMemcpyHtoD(d_dout, dout, B * sizeof(float)), "copy");
+      __enzyme_fwddiff((void *)scale_fields, enzyme_dup, &s, &ts, alpha, 0.5f, enzyme_const, B);
+      from_device_f(out, d_tout, B);
+      for (int i = 0; i < B; i++)
+        check_close(out[i], alpha * dout[i] + 0.5 * in[i], 1e-5, "fields: tangent[%d]", i);
     } else if (k == 1) {
       CUdeviceptr bufs[2] = {d_out, d_in}, dbufs[2] = {d_dout, d_din};
       dalpha = __enzyme_autodiff((void *)scale_array, enzyme_dup, bufs, dbufs, enzyme_out, alpha,

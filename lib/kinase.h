@@ -583,13 +583,28 @@ void cuda_dynamic_shared_args(LLVMBuilderRef b, LLVMValueRef *start, LLVMValueRe
  * value without a shadow (a Const pointer) stored there leaves a null
  * shadow, which a launch takes as Const. */
 bool cuda_is_argument_slot(LLVMValueRef p);
+/* Whether `slot` is an argument slot whose address goes only into
+ * kernelParams arrays that nothing but launches reads: what is stored there
+ * is used for nothing but those launches. */
+bool cuda_slot_only_launched(LLVMValueRef slot);
+/* The local slots whose addresses the kernelParams array of launch `call`
+ * holds, at most `max` of them, into `slots`; how many. */
+unsigned cuda_launch_argument_slots(LLVMValueRef call, LLVMValueRef *slots, unsigned max);
 /* Reports and returns true for a launch Kinase cannot differentiate (packed
  * arguments, `extra`). */
 bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject);
-/* Emits with `b`, just before `call`, the record of the launch for its
- * reverse; `shadows` is the shadow of its kernelParams array (NULL: none). */
+/* Emits with `b`, just before `call`, the runtime's launch in its place
+ * (skipped where all it writes is unneeded) and the record of the launch
+ * for its reverse; `shadows` is the shadow of its kernelParams array (NULL:
+ * none), `unneeded` the argument slots that hold enzyme_dupnoneed values
+ * used for nothing but launches. The caller erases `call` with
+ * cuda_launch_replaced once nothing refers to it. */
 LLVMValueRef cuda_launch_augment(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef shadows,
+                                 const LLVMValueRef *unneeded, unsigned nunneeded,
                                  LLVMValueRef subject);
+/* Erases a launch call the runtime makes instead; its result becomes
+ * CUDA_SUCCESS. */
+void cuda_launch_replaced(LLVMValueRef call);
 /* The reverse of that launch, from its record. */
 void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef shadows);
 /* Forward mode: replaces `call` with a launch of the forward kernel;

@@ -16,10 +16,20 @@ static uint32_t param_bytes(const KinaseKernel *k, uint32_t i) {
   return k->params[i] & KINASE_PARAM_SIZE;
 }
 
-static void launch(CUfunction f, const uint32_t grid[3], const uint32_t block[3], size_t shmem,
-                   cudaStream_t stream, void **params, const char *where) {
-  CHECK(where, cuLaunchKernel, f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-        (unsigned)shmem, (CUstream)stream, params, NULL);
+/* Launches f with config, whose dynamic shared memory may be `shmem`
+ * instead (a derivative kernel's, derivative_shmem). */
+static void launch(CUfunction f, const CUlaunchConfig *config, size_t shmem, void **params,
+                   const char *where) {
+  CUlaunchConfig c = *config;
+  c.sharedMemBytes = (unsigned)shmem;
+  CHECK(where, cuLaunchKernelEx, &c, f, params, NULL);
+}
+
+CUlaunchConfig kinase_rt_config(const uint32_t grid[3], const uint32_t block[3], size_t shmem,
+                                void *stream) {
+  return (CUlaunchConfig){.gridDimX = grid[0], .gridDimY = grid[1], .gridDimZ = grid[2],
+                          .blockDimX = block[0], .blockDimY = block[1], .blockDimZ = block[2],
+                          .sharedMemBytes = (unsigned)shmem, .hStream = (CUstream)stream};
 }
 
 /* The dynamic shared memory of a derivative kernel of k: twice the launch's
@@ -61,23 +71,26 @@ static bool skippable(const KinaseKernel *k, const char *modes) {
 
 /* What the reverse sweep needs, copied: the caller's argument slots may be
  * gone by then. One block holds the values, the shadows, the argument bytes
- * (each 16-byte aligned) and the modes. */
-static KinaseLaunch *record(const KinaseKernel *k, CUfunction reverse, const uint32_t grid[3],
-                            const uint32_t block[3], size_t shmem, cudaStream_t stream,
+ * (each 16-byte aligned), the attributes the reverse launch keeps and the
+ * modes. */
+static KinaseLaunch *record(const KinaseKernel *k, CUfunction reverse, const CUlaunchConfig *config,
                             void **args, void **shadows, const char *modes, const char *where) {
   uint32_t n = k->nparams;
   size_t head = aligned16(3 * n * sizeof(void *)), bytes = 0;
   for (uint32_t i = 0; i < n; i++)
     bytes += aligned16(param_bytes(k, i));
+  size_t attributes = aligned16(config->numAttrs * sizeof(CUlaunchAttribute));
   KinaseLaunch *l = kinase_rt_alloc(sizeof *l, where);
-  char *data = kinase_rt_alloc(head + bytes + n + 1, where);
-  *l = (KinaseLaunch){.kernel = k, .reverse = reverse, .shmem = shmem, .stream = stream,
+  char *data = kinase_rt_alloc(head + bytes + attributes + n + 1, where);
+  cudaStream_t stream = (cudaStream_t)config->hStream;
+  *l = (KinaseLaunch){.kernel = k, .reverse = reverse, .config = *config, .stream = stream,
                       .where = where, .values = (void **)data};
-  memcpy(l->grid, grid, sizeof l->grid);
-  memcpy(l->block, block, sizeof l->block);
+  l->config.attrs = (CUlaunchAttribute *)(data + head + bytes);
+  l->config.numAttrs =
+      kinase_rt_derivative_attributes(config->attrs, config->numAttrs, l->config.attrs);
   l->shadows = l->values + n;
   l->scratch = l->values + 2 * n;
-  l->modes = memcpy(data + head + bytes, modes, n + 1);
+  l->modes = memcpy(data + head + bytes + attributes, modes, n + 1);
   char *value = data + head;
   for (uint32_t i = 0; i < n; i++) {
     l->values[i] = memcpy(value, args[i], param_bytes(k, i));
@@ -98,22 +111,22 @@ KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3]
                                       const uint32_t block[3], size_t shmem, void *stream,
                                       void **args, void **shadows, const char *modes,
                                       const char *where) {
-  return kinase_rt_launch_augment(kinase_rt_kernel(kernel, where), true, grid, block, shmem,
-                                  stream, args, shadows, modes, where);
+  CUlaunchConfig config = kinase_rt_config(grid, block, shmem, stream);
+  return kinase_rt_launch_augment(kinase_rt_kernel(kernel, where), &config, args, shadows, modes,
+                                  where);
 }
 
-KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, bool run, const uint32_t grid[3],
-                                       const uint32_t block[3], size_t shmem, void *stream,
+KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, const CUlaunchConfig *config,
                                        void **args, void **shadows, const char *modes,
                                        const char *where) {
   CUfunction reverse = kinase_rt_derivative(k, "krev", modes, shadows, where);
-  KinaseLaunch *l = record(k, reverse, grid, block, shmem, stream, args, shadows, modes, where);
+  KinaseLaunch *l = record(k, reverse, config, args, shadows, modes, where);
   kinase_rt_learn_types(k, args, l->shadows, where);
   kinase_rt_pending_add(l, args);
   /* Even when K is skipped: its reverse kernel re-runs K's writes. */
-  kinase_rt_protect_writes(k, args, stream, where);
-  if (run && !skippable(k, modes))
-    launch(k->function, grid, block, shmem, stream, args, where);
+  kinase_rt_protect_writes(k, args, l->stream, where);
+  if (!skippable(k, modes))
+    launch(k->function, config, config->sharedMemBytes, args, where);
   return l;
 }
 
@@ -156,7 +169,7 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
   }
   void **params = derivative_params(k, values, extra, where);
   kinase_rt_reverse_begin(l->stream, where);
-  launch(l->reverse, l->grid, l->block, derivative_shmem(k, l->reverse, l->shmem, where), l->stream,
+  launch(l->reverse, &l->config, derivative_shmem(k, l->reverse, l->config.sharedMemBytes, where),
          params, where);
   kinase_rt_reverse_end(l->stream, where);
   free(params);
@@ -184,16 +197,20 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
 void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const uint32_t block[3],
                              size_t shmem, void *stream, void **args, void **tangents,
                              const char *modes, const char *where) {
-  kinase_rt_launch_tangent(kinase_rt_kernel(kernel, where), grid, block, shmem, stream, args,
-                           tangents, modes, where);
+  CUlaunchConfig config = kinase_rt_config(grid, block, shmem, stream);
+  kinase_rt_launch_tangent(kinase_rt_kernel(kernel, where), &config, args, tangents, modes, where);
 }
 
-void kinase_rt_launch_tangent(const KinaseKernel *k, const uint32_t grid[3], const uint32_t block[3],
-                              size_t shmem, void *stream, void **args, void **tangents,
-                              const char *modes, const char *where) {
+void kinase_rt_launch_tangent(const KinaseKernel *k, const CUlaunchConfig *config, void **args,
+                              void **tangents, const char *modes, const char *where) {
   /* The slot of a shadow not used (NULL) or of a float not active (zero). */
   static const uint64_t zero[2];
   CUfunction forward = kinase_rt_derivative(k, "kfwd", modes, tangents, where);
+  cudaStream_t stream = (cudaStream_t)config->hStream;
+  CUlaunchConfig derivative = *config;
+  derivative.attrs = kinase_rt_alloc((config->numAttrs + 1) * sizeof *derivative.attrs, where);
+  derivative.numAttrs =
+      kinase_rt_derivative_attributes(config->attrs, config->numAttrs, derivative.attrs);
   uint32_t n = k->nparams;
   void **extra = kinase_rt_alloc(3 * n * sizeof *extra, where);
   void **scratch = extra + n, **shadow_values = extra + 2 * n;
@@ -214,10 +231,12 @@ void kinase_rt_launch_tangent(const KinaseKernel *k, const uint32_t grid[3], con
   kinase_rt_learn_types(k, args, shadow_values, where);
   void **params = derivative_params(k, args, extra, where);
   kinase_rt_protect_writes(k, args, stream, where);
-  launch(forward, grid, block, derivative_shmem(k, forward, shmem, where), stream, params, where);
+  launch(forward, &derivative, derivative_shmem(k, forward, config->sharedMemBytes, where), params,
+         where);
   for (uint32_t i = 0; i < n; i++)
     if (scratch[i])
       CHECK(where, cudaFreeAsync, scratch[i], stream);
+  free(derivative.attrs);
   free(params);
   free(extra);
 }

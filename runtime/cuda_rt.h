@@ -71,18 +71,29 @@ char kinase_rt_pattern_letter(const KinaseKernel *k, const char *kind, const cha
 char *kinase_rt_derivative_name(const KinaseKernel *k, const char *kind, const char *modes,
                                 void **shadows);
 
+/* ---- cuda_attributes.c: launch attributes of derivative launches (no CUDA calls) ---- */
+
+/* Copies into `kept` those of a launch's `count` attributes that its
+ * derivative launches get too (the ones that shape or schedule its
+ * threads); returns how many. */
+unsigned kinase_rt_derivative_attributes(const CUlaunchAttribute *attrs, unsigned count,
+                                         CUlaunchAttribute *kept);
+
 /* ---- cuda_launch.c: what the launch entry points of both APIs share ---- */
 
-/* __kinase_launch_augment for kernel k; with `run` false the caller
- * launches K itself, right after (a driver-API launch stays as written). */
-KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, bool run, const uint32_t grid[3],
-                                       const uint32_t block[3], size_t shmem, void *stream,
+/* A launch's grid, block, dynamic shared memory and stream, without
+ * attributes, as cuLaunchKernelEx takes them. */
+CUlaunchConfig kinase_rt_config(const uint32_t grid[3], const uint32_t block[3], size_t shmem,
+                                void *stream);
+/* __kinase_launch_augment for kernel k launched with `config` (its
+ * attributes too): K runs with the whole config unless skipped, derivative
+ * kernels with the attributes kinase_rt_derivative_attributes keeps. */
+KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, const CUlaunchConfig *config,
                                        void **args, void **shadows, const char *modes,
                                        const char *where);
 /* __kinase_launch_tangent for kernel k. */
-void kinase_rt_launch_tangent(const KinaseKernel *k, const uint32_t grid[3], const uint32_t block[3],
-                              size_t shmem, void *stream, void **args, void **tangents,
-                              const char *modes, const char *where);
+void kinase_rt_launch_tangent(const KinaseKernel *k, const CUlaunchConfig *config, void **args,
+                              void **tangents, const char *modes, const char *where);
 
 /* ---- cuda_snapshot.c: copies of memory that pending launches read ---- */
 
@@ -97,8 +108,9 @@ struct KinaseLaunch {
   struct KinaseLaunch *prev, *next; /* the pending list */
   const KinaseKernel *kernel;
   CUfunction reverse;
-  uint32_t grid[3], block[3];
-  size_t shmem;
+  /* the reverse kernel's: the launch's, with the attributes it keeps (in
+   * this record) */
+  CUlaunchConfig config;
   cudaStream_t stream;
   const char *where;
   char *modes;

@@ -138,27 +138,34 @@ void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const u
  * params, NULL), where the compiler knows neither the kernel nor its
  * parameters: `shadows` is the shadow of `params`, the user's array of
  * pointers to argument values (NULL: none), so shadows[i] points to the
- * shadow of argument i's slot or is NULL. From the kernel info of f's
- * module, a pointer parameter whose shadow slot holds a non-NULL shadow (a
- * CUdeviceptr or a pointer) is 'd', a float parameter with a shadow slot
- * 'o', every other 'c'; then these are __kinase_launch_augment (which does
- * not launch f here: the user's call right after it does),
- * __kinase_launch_reverse (which adds the adjoint of an 'o' parameter into
- * its shadow slot, a float or double) and __kinase_launch_tangent (f's
- * forward kernel in place of the user's call; an 'o' parameter's tangent is
- * in its shadow slot). `f` is a CUfunction. */
+ * shadow of argument i's slot or is NULL. `unneeded` (NULL, or
+ * NULL-terminated) lists argument slots that hold an enzyme_dupnoneed
+ * value the host function uses for nothing but launches. From the kernel
+ * info of f's module, a pointer parameter whose shadow slot holds a
+ * non-NULL shadow (a CUdeviceptr or a pointer) is 'd' ('n' where params[i]
+ * is one of `unneeded`), a float parameter with a shadow slot 'o', every
+ * other 'c'; then these are __kinase_launch_augment (which launches f in
+ * place of the user's call, or skips it), __kinase_launch_reverse (which
+ * adds the adjoint of an 'o' parameter into its shadow slot, a float or
+ * double) and __kinase_launch_tangent (f's forward kernel in place of the
+ * user's call; an 'o' parameter's tangent is in its shadow slot). `f` is a
+ * CUfunction. */
 KinaseLaunch *__kinase_driver_launch_augment(void *f, unsigned gx, unsigned gy, unsigned gz,
                                              unsigned bx, unsigned by, unsigned bz, unsigned shmem,
                                              void *stream, void **params, void **shadows,
-                                             const char *where);
+                                             void **unneeded, const char *where);
 void __kinase_driver_launch_reverse(KinaseLaunch *launch, void **shadows);
 void __kinase_driver_launch_tangent(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                     unsigned by, unsigned bz, unsigned shmem, void *stream,
                                     void **params, void **tangents, const char *where);
 /* The same for cuLaunchKernelEx(config, f, params, NULL): `config` is its
- * CUlaunchConfig, which may have no launch attributes. */
+ * CUlaunchConfig. f runs with the whole config; its derivative kernels with
+ * the same grid, block, stream and the attributes that shape or schedule
+ * the threads (clusters, cooperative, priority, ...), not those of the one
+ * launch (events, programmatic stream serialisation). */
 KinaseLaunch *__kinase_driver_launch_ex_augment(const void *config, void *f, void **params,
-                                                void **shadows, const char *where);
+                                                void **shadows, void **unneeded,
+                                                const char *where);
 void __kinase_driver_launch_ex_tangent(const void *config, void *f, void **params, void **tangents,
                                        const char *where);
 /* The same for cudaLaunchKernel(kernel, grid, block, args, shmem, stream)
@@ -167,7 +174,7 @@ void __kinase_driver_launch_ex_tangent(const void *config, void *f, void **param
 KinaseLaunch *__kinase_direct_launch_augment(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
                                              uint64_t block_xy, uint32_t block_z, void **args,
                                              size_t shmem, void *stream, void **shadows,
-                                             const char *where);
+                                             void **unneeded, const char *where);
 void __kinase_direct_launch_tangent(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
                                     uint64_t block_xy, uint32_t block_z, void **args, size_t shmem,
                                     void *stream, void **tangents, const char *where);

@@ -147,21 +147,73 @@ void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *coun
 
 static bool is_address(ValueSet *varied, LLVMValueRef v, int depth);
 
-/* Whether the local slot behind `p` holds an address with a shadow: one is
- * stored into it, or a CUDA allocation (cuMemAlloc) returns one through it.
- * Its loads are addresses too: a CUdeviceptr whose address is taken
- * (cuMemAlloc(&d, ...), args[] = {&d}) lives in such a slot. */
-static bool holds_address(ValueSet *varied, LLVMValueRef p, int depth) {
-  LLVMValueRef slot = kn_underlying_object(p);
-  if (!LLVMIsAAllocaInst(slot) || depth > 4)
-    return false;
-  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+/* Whether the slot memory at `p` (a local slot, or a GEP into one: an
+ * element of CUdeviceptr bufs[3]) is given an address with a shadow: one is
+ * stored there, or a CUDA allocation (cuMemAlloc) returns one there. */
+static bool given_address(ValueSet *varied, LLVMValueRef p, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(p); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
     const Rule *rule = LLVMIsACallInst(user) ? rule_for_call(user) : NULL;
-    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot &&
+    if (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == p &&
+        given_address(varied, user, depth))
+      return true;
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == p &&
         is_address(varied, LLVMGetOperand(user, 0), depth + 1))
       return true;
-    if (rule && rule->cuda && rule->kind == RULE_POSIX_MEMALIGN && LLVMGetOperand(user, 0) == slot)
+    if (rule && rule->cuda && rule->kind == RULE_POSIX_MEMALIGN && LLVMGetOperand(user, 0) == p)
+      return true;
+  }
+  return false;
+}
+
+/* Whether the local slot behind `p` holds an address with a shadow. Its
+ * loads are addresses too: a CUdeviceptr whose address is taken
+ * (cuMemAlloc(&d, ...), args[] = {&d}) lives in such a slot, and so do the
+ * elements of a local array or structure of them. */
+static bool holds_address(ValueSet *varied, LLVMValueRef p, int depth) {
+  LLVMValueRef slot = kn_underlying_object(p);
+  return LLVMIsAAllocaInst(slot) && depth <= 4 && given_address(varied, slot, depth);
+}
+
+/* Whether operand i of a call with CUDA rule `rule` is device memory: a
+ * copy's destination or source, a set's destination, what a free frees. */
+static bool cuda_address_operand(const Rule *rule, unsigned i) {
+  switch (rule->kind) {
+  case RULE_MEMCPY:
+    return i <= 1;
+  case RULE_MEMSET:
+    return i == 0;
+  case RULE_FREE:
+    return i == rule->arg;
+  default:
+    return false;
+  }
+}
+
+/* Whether the integer v, read from memory other than a local slot (a field
+ * of a structure, an element of an array, passed enzyme_dup), is used as a
+ * device address: stored into a launch's argument slot, given to a CUDA
+ * copy, set or free as its memory, made a pointer, or offset and then so
+ * used. Such a CUdeviceptr has its shadow at the same place in the shadow
+ * memory, as a pointer there would; any other integer there stays a
+ * number (a count, a size). */
+static bool used_as_address(LLVMValueRef v, int depth) {
+  if (depth > 4)
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    const Rule *rule = LLVMIsACallInst(user) ? rule_for_call(user) : NULL;
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == v &&
+        cuda_is_argument_slot(LLVMGetOperand(user, 1)))
+      return true;
+    for (unsigned i = 0; rule && rule->cuda && i < LLVMGetNumArgOperands(user); i++)
+      if (LLVMGetOperand(user, i) == v && cuda_address_operand(rule, i))
+        return true;
+    if (LLVMIsAIntToPtrInst(user))
+      return true;
+    LLVMOpcode op = LLVMIsAInstruction(user) ? LLVMGetInstructionOpcode(user) : LLVMRet;
+    bool offset = op == LLVMAdd || op == LLVMSub || op == LLVMAnd || op == LLVMOr || op == LLVMXor;
+    if (offset && used_as_address(user, depth + 1))
       return true;
   }
   return false;
@@ -170,9 +222,13 @@ static bool holds_address(ValueSet *varied, LLVMValueRef p, int depth) {
 static bool is_address(ValueSet *varied, LLVMValueRef v, int depth) {
   if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind)
     return false;
-  if (LLVMIsALoadInst(v))
-    return kn_is_address_integer(LLVMTypeOf(v)) && vset_has(varied, LLVMGetOperand(v, 0)) &&
-           holds_address(varied, LLVMGetOperand(v, 0), depth);
+  if (LLVMIsALoadInst(v)) {
+    LLVMValueRef p = LLVMGetOperand(v, 0);
+    if (!kn_is_address_integer(LLVMTypeOf(v)) || !vset_has(varied, p))
+      return false;
+    return LLVMIsAAllocaInst(kn_underlying_object(p)) ? holds_address(varied, p, depth)
+                                                      : used_as_address(v, 0);
+  }
   /* Only a CUdeviceptr marked enzyme_dup makes an integer parameter varied. */
   return vset_has(varied, v) &&
          (LLVMIsAArgument(v) || (LLVMIsAInstruction(v) && activity_address_operand(varied, v) >= 0));

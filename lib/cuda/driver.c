@@ -18,13 +18,21 @@
  * Const; the adjoint of a float parameter goes into its shadow slot, from
  * where the reverse of the store into the slot takes it.
  *
- *   aug: __kinase_driver_launch_augment(...) just before the user's call
- *        (which stays and launches the kernel) records the launch;
+ *   aug: __kinase_driver_launch_augment(...) launches the kernel in place
+ *        of the user's call (whose result becomes CUDA_SUCCESS once the
+ *        reverse sweep is built), or skips it as a launch through <<<>>>
+ *        is skipped, and records the launch;
  *   rev: __kinase_driver_launch_reverse(record, shadow array) launches the
  *        reverse kernel;
  *   fwd: __kinase_driver_launch_tangent(...) launches the forward kernel in
  *        place of the user's call, whose result becomes CUDA_SUCCESS.
  * Packed arguments (`extra`) are refused: their layout is the user's.
+ *
+ * enzyme_dupnoneed: whether a parameter is used for nothing but launches is
+ * decided where the <<<>>> path decides it (reverse/augment.c); here, which
+ * argument slots only launches read (cuda_slot_only_launched), and which a
+ * launch's array holds (cuda_launch_argument_slots). The runtime takes a
+ * pointer parameter whose argument slot is listed as unneeded as 'n'.
  */
 #include "kinase.h"
 
@@ -74,6 +82,65 @@ bool cuda_is_argument_slot(LLVMValueRef p) {
   return true;
 }
 
+/* The kernelParams operand of a launch call, or NULL if `call` is none. */
+static LLVMValueRef launch_params(LLVMValueRef call) {
+  const Rule *rule = LLVMIsACallInst(call) ? rule_for_call(call) : NULL;
+  return rule && rule->cuda && rule->kind == RULE_LAUNCH ? LLVMGetOperand(call, rule->arg) : NULL;
+}
+
+/* Whether the memory at `p` (an argument array, or a GEP into one) is only
+ * filled and handed to launches as their kernelParams: nothing reads the
+ * argument slots it points to but those launches. */
+static bool only_launch_array(LLVMValueRef p, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(p); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    bool stored_into = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == p &&
+                       LLVMGetOperand(user, 0) != p;
+    bool element = LLVMIsAGetElementPtrInst(user) && depth < 4 && only_launch_array(user, depth + 1);
+    bool launched = launch_params(user) == p;
+    bool marker = LLVMIsACallInst(user) && kn_called_function(user) &&
+                  !strncmp(kn_function_name(kn_called_function(user)), "llvm.lifetime.", 14);
+    if (!stored_into && !element && !launched && !marker)
+      return false;
+  }
+  return true;
+}
+
+bool cuda_slot_only_launched(LLVMValueRef slot) {
+  if (!LLVMIsAAllocaInst(slot) || !cuda_is_argument_slot(slot))
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 0) != slot)
+      continue;
+    LLVMValueRef array = kn_underlying_object(LLVMGetOperand(user, 1));
+    if (!LLVMIsAAllocaInst(array) || !only_launch_array(array, 0))
+      return false;
+  }
+  return true;
+}
+
+/* Adds to slots[*n] the allocas whose addresses are stored into the memory
+ * at `p` (the launch's array, or a GEP into it). */
+static void stored_slots(LLVMValueRef p, LLVMValueRef *slots, unsigned *n, unsigned max, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(p); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAGetElementPtrInst(user) && depth < 4)
+      stored_slots(user, slots, n, max, depth + 1);
+    else if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == p && *n < max &&
+             LLVMIsAAllocaInst(LLVMGetOperand(user, 0)))
+      slots[(*n)++] = LLVMGetOperand(user, 0);
+  }
+}
+
+unsigned cuda_launch_argument_slots(LLVMValueRef call, LLVMValueRef *slots, unsigned max) {
+  LLVMValueRef array = kn_underlying_object(launch_params(call));
+  unsigned n = 0;
+  if (LLVMIsAAllocaInst(array))
+    stored_slots(array, slots, &n, max, 0);
+  return n;
+}
+
 bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject) {
   unsigned last = LLVMGetNumArgOperands(call) - 1;
   if (!form_of(call)->extra || LLVMIsNull(LLVMGetOperand(call, last)))
@@ -84,21 +151,48 @@ bool cuda_launch_unsupported(LLVMValueRef call, LLVMValueRef subject) {
   return true;
 }
 
-/* Calls the runtime's `entry` (augment or tangent) for `call`. */
+/* A NULL-terminated array of the n `slots`, or null when there are none;
+ * in the entry block, as a launch may be in a loop. */
+static LLVMValueRef slot_list(LLVMBuilderRef b, const LLVMValueRef *slots, unsigned n) {
+  if (!n)
+    return LLVMConstNull(ptr_type());
+  LLVMBuilderRef entry = kn_entry_builder(LLVMGetBasicBlockParent(LLVMGetInsertBlock(b)));
+  LLVMValueRef list = LLVMBuildAlloca(entry, LLVMArrayType2(ptr_type(), n + 1), "kinase.unneeded");
+  LLVMDisposeBuilder(entry);
+  for (unsigned i = 0; i <= n; i++) {
+    LLVMValueRef index = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx), i, 0);
+    LLVMBuildStore(b, i < n ? slots[i] : LLVMConstNull(ptr_type()),
+                   LLVMBuildGEP2(b, ptr_type(), list, &index, 1, ""));
+  }
+  return list;
+}
+
+/* Calls the runtime's `entry` (augment or tangent) for `call`; `unneeded`
+ * goes after the shadows where not NULL (augment). */
 static LLVMValueRef call_runtime(LLVMBuilderRef b, const char *entry, LLVMTypeRef ret,
-                                 LLVMValueRef call, LLVMValueRef shadows, LLVMValueRef subject) {
+                                 LLVMValueRef call, LLVMValueRef shadows, LLVMValueRef unneeded,
+                                 LLVMValueRef subject) {
   LLVMValueRef args[16];
   unsigned n = 0, nargs = LLVMGetNumArgOperands(call) - form_of(call)->extra;
   for (unsigned i = 0; i < nargs; i++)
     args[n++] = LLVMGetOperand(call, i);
   args[n++] = shadows ? shadows : LLVMConstNull(ptr_type());
+  if (unneeded)
+    args[n++] = unneeded;
   args[n++] = kn_constant_string(b, kn_function_name(subject));
   return kn_call_libc(b, entry, ret, args, n);
 }
 
 LLVMValueRef cuda_launch_augment(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef shadows,
+                                 const LLVMValueRef *unneeded, unsigned nunneeded,
                                  LLVMValueRef subject) {
-  return call_runtime(b, form_of(call)->augment, ptr_type(), call, shadows, subject);
+  return call_runtime(b, form_of(call)->augment, ptr_type(), call, shadows,
+                      slot_list(b, unneeded, nunneeded), subject);
+}
+
+void cuda_launch_replaced(LLVMValueRef call) {
+  LLVMReplaceAllUsesWith(call, LLVMConstNull(LLVMTypeOf(call)));
+  LLVMInstructionEraseFromParent(call);
 }
 
 void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef shadows) {
@@ -109,7 +203,6 @@ void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef sha
 void cuda_launch_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangents,
                          LLVMValueRef subject) {
   call_runtime(b, form_of(call)->tangent, LLVMVoidTypeInContext(kn_module.ctx), call, tangents,
-               subject);
-  LLVMReplaceAllUsesWith(call, LLVMConstNull(LLVMTypeOf(call)));
-  LLVMInstructionEraseFromParent(call);
+               NULL, subject);
+  cuda_launch_replaced(call);
 }

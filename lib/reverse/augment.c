@@ -60,13 +60,36 @@ static LLVMValueRef alloca_size(LLVMBuilderRef b, LLVMValueRef inst) {
   return LLVMBuildMul(b, size, LLVMBuildZExtOrBitCast(b, count, i64(), ""), "");
 }
 
+/* The one value stored into local slot `slot`, or NULL. */
+static LLVMValueRef only_value_stored(LLVMValueRef slot) {
+  LLVMValueRef value = NULL;
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 1) != slot)
+      continue;
+    if (value && value != LLVMGetOperand(user, 0))
+      return NULL;
+    value = LLVMGetOperand(user, 0);
+  }
+  return value;
+}
+
+/* Whether `arg`, an enzyme_dupnoneed parameter, is used for nothing but
+ * launches: passed to a kernel's launch stub (<<<>>>), or stored into an
+ * argument slot that holds nothing else and that only launches' argument
+ * arrays point to (cuLaunchKernel, cuLaunchKernelEx, cudaLaunchKernel). A
+ * launch whose every written pointer is such may be skipped: the runtime
+ * decides from the kernel info, for launches of both kinds. */
 static bool only_launched(Reverse *r, LLVMValueRef arg) {
   if (!vset_has(&r->unneeded_params, arg))
     return false;
   for (LLVMUseRef use = LLVMGetFirstUse(arg); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
     LLVMValueRef callee = LLVMIsACallInst(user) ? kn_called_function(user) : NULL;
-    if (!vset_has(&r->shadow_code, user) && !(callee && cuda_is_launch_stub(callee)))
+    bool into_slot = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == arg &&
+                     cuda_slot_only_launched(LLVMGetOperand(user, 1)) &&
+                     only_value_stored(LLVMGetOperand(user, 1)) == arg;
+    if (!vset_has(&r->shadow_code, user) && !(callee && cuda_is_launch_stub(callee)) && !into_slot)
       return false;
   }
   return true;
@@ -231,20 +254,38 @@ static void augment_realloc(Reverse *r, LLVMValueRef call) {
   }
 }
 
-/* A driver-API launch stays; the runtime records it first, from the shadow
- * of its argument array. The record is the call's "shadow", for the
- * reverse sweep. */
+/* A launch through an argument array: the runtime launches the kernel in
+ * place of the call (or skips it) and records the launch; the record is the
+ * call's "shadow", for the reverse sweep, which still walks the call: it
+ * goes once that is built (rev_erase_replaced_launches). */
 static void augment_cuda_launch(Reverse *r, LLVMValueRef call, const Rule *rule) {
   if (cuda_launch_unsupported(call, r->sig->fn)) {
     r->failed = true;
     return;
   }
+  LLVMValueRef slots[KN_MAX_PARAMS], unneeded[KN_MAX_PARAMS];
+  unsigned nslots = cuda_launch_argument_slots(call, slots, KN_MAX_PARAMS), nunneeded = 0;
+  for (unsigned i = 0; i < nslots; i++) {
+    LLVMValueRef value = only_value_stored(slots[i]);
+    if (value && only_launched(r, value))
+      unneeded[nunneeded++] = slots[i];
+  }
   LLVMValueRef params = LLVMGetOperand(call, rule->arg);
   LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
   LLVMPositionBuilderBefore(before, call);
   LLVMValueRef shadows = is_varied(r, params) ? rev_shadow_of(r, params, call) : NULL;
-  set_shadow(r, call, cuda_launch_augment(before, call, shadows, r->sig->fn));
+  LLVMValueRef record = cuda_launch_augment(before, call, shadows, unneeded, nunneeded, r->sig->fn);
+  set_shadow(r, call, record);
+  /* It launches in place of the call, an invoke's landing pad included. */
+  unwind_follow(call, record);
+  arrput(r->replaced_launches, call);
   LLVMDisposeBuilder(before);
+}
+
+void rev_erase_replaced_launches(Reverse *r) {
+  for (ptrdiff_t i = 0; i < arrlen(r->replaced_launches); i++)
+    cuda_launch_replaced(r->replaced_launches[i]);
+  arrfree(r->replaced_launches);
 }
 
 /* CUDA memory calls: shadows from the runtime, which also keeps what

@@ -254,7 +254,10 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
       vset_add(&r.frozen_params, primals[i]);
     if (sig->owned >> i & 1)
       vset_add(&r.owned_params, primals[i]);
-    if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
+    /* a CUdeviceptr too (an integer as wide as a pointer) */
+    bool address = kn_is_pointer_type(LLVMTypeOf(primals[i])) ||
+                   kn_is_address_integer(LLVMTypeOf(primals[i]));
+    if (sig->params[i] == ACT_DUPNONEED && address)
       vset_add(&r.unneeded_params, primals[i]);
   }
   do
@@ -287,8 +290,10 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
     for (unsigned i = 0; i < sig->nparams; i++)
       if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
         drop_unneeded_writes(primals[i]);
+    rev_erase_replaced_launches(&r);
     unwind_reattach(aug, r.unwinds);
   }
+  arrfree(r.replaced_launches);
   arrfree(r.unwinds);
   for (ptrdiff_t i = 0; i < arrlen(r.records); i++)
     arrfree(r.records[i].roots);

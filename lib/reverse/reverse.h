@@ -91,6 +91,7 @@ typedef struct {
   LLVMValueRef rev_entry, rev_exit; /* blocks (as values) */
   LLVMValueRef aug_tape;   /* aug: the tape pointer */
   UnwindEdge *unwinds;     /* aug: the primal's invokes, calls while generating */
+  LLVMValueRef *replaced_launches; /* aug: launch calls the runtime makes instead */
   bool failed;
 } Reverse;
 
@@ -167,6 +168,9 @@ void rev_find_useful(Reverse *r);
 /* augment.c */
 void rev_keep_stack_alive(Reverse *r);
 void rev_augment(Reverse *r);
+/* Erases the launch calls the runtime makes in their place (their reverse
+ * is built by then). */
+void rev_erase_replaced_launches(Reverse *r);
 void rev_add_from_index(Reverse *r, LLVMBasicBlockRef bb);
 void rev_add_incoming_per_edge(LLVMValueRef phi, LLVMValueRef value, LLVMBasicBlockRef pred);
 LLVMValueRef rev_shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user);

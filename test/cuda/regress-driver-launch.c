@@ -15,19 +15,18 @@
 // RUN: %kinase-cc -O0 -I%cuda-root/include %cudainc -S -emit-llvm %s -o %t.O0.ll
 // RUN: FileCheck %s --input-file=%t.O0.ll
 // RUN: FileCheck %s --check-prefix=CONST --input-file=%t.O0.ll
+// RUN: FileCheck %s --check-prefix=SKIP --input-file=%t.O0.ll
 // RUN: %kinase-cc -O2 -I%cuda-root/include %cudainc -S -emit-llvm %s -o %t.ll
 // RUN: FileCheck %s --input-file=%t.ll
 // RUN: %kinase-cc -O2 -I%cuda-root/include %cudainc %s -o %t.exe -lcuda -lm
 //
-// The forward sweep records each launch just before the user's
-// cuLaunchKernel, which stays; the reverse sweep launches the reverse
-// kernel; forward mode launches the forward kernel in its place.
+// In the forward sweep the runtime launches the kernel in place of the
+// user's cuLaunchKernel and records the launch; the reverse sweep launches
+// the reverse kernel; forward mode launches the forward kernel in its place.
 // CHECK-DAG: call {{.*}}ptr @__kinase_driver_launch_augment(
-// CHECK-DAG: call i32 @cuLaunchKernel(
 // CHECK-DAG: call void @__kinase_driver_launch_reverse(
 // CHECK-DAG: call void @__kinase_driver_launch_tangent(
 // CHECK-DAG: call {{.*}}ptr @__kinase_driver_launch_ex_augment(
-// CHECK-DAG: call i32 @cuLaunchKernelEx(
 // CHECK-DAG: call void @__kinase_driver_launch_ex_tangent(
 // CHECK-NOT: __enzyme_autodiff
 // CHECK-NOT: __enzyme_fwddiff
@@ -41,6 +40,24 @@
 // CONST: store i64 %3, ptr
 // CONST: store i64 0, ptr
 // CONST: call ptr @__kinase_driver_launch_augment(
+//
+// logLs (enzyme_dupnoneed) goes into its argument slot and nowhere else: the
+// runtime is told that slot is unneeded (a NULL-terminated list), and the
+// user's cuLaunchKernel is gone, the runtime launching in its place unless
+// everything the kernel writes is unneeded. apply_scale has no such slot.
+// SKIP-LABEL: define internal {{.*}} @__kinase_aug_compute_logLs(i64 %0,
+// SKIP: [[UNNEEDED:%[0-9]+]] = alloca [2 x ptr]
+// SKIP: store i64 %0, ptr [[LOGL:%[0-9]+]]
+// SKIP: store ptr [[LOGL]], ptr [[UNNEEDED]]
+// SKIP-NEXT: [[END:%[0-9]+]] = getelementptr inbounds nuw i8, ptr [[UNNEEDED]], i64 8
+// SKIP-NEXT: store ptr null, ptr [[END]]
+// SKIP-NEXT: call ptr @__kinase_driver_launch_augment({{.*}}, ptr nonnull [[UNNEEDED]], ptr nonnull @kinase.text.compute_logLs)
+// SKIP-NOT: @cuLaunchKernel
+// SKIP: ret
+// SKIP-LABEL: define internal {{.*}} @__kinase_aug_apply_scale(
+// SKIP: call ptr @__kinase_driver_launch_augment({{.*}}, ptr null, ptr nonnull @kinase.text.apply_scale)
+// SKIP-NOT: @cuLaunchKernel
+// SKIP: ret
 
 #include <cuda.h>
 #include <kinase.h>
@@ -104,6 +121,11 @@ int main(int argc, char **argv) {
                     d_dth, enzyme_const, d_x, N, B);
   from_device_f(grad, d_dth, B * P);
   from_device_f(seed_after, d_dlogL, B);
+  /* logL was not needed: the primal launch was skipped. */
+  static float logL_after[B];
+  from_device_f(logL_after, d_logL, B);
+  for (int i = 0; i < B; i++)
+    check_close(logL_after[i], 0.0, 0.0, "logL[%d] untouched (the primal launch is skipped)", i);
 
   CUdeviceptr d_t = to_device_f(tangent, B * P), d_dir = device_zeros_f(B);
   __enzyme_fwddiff((void *)compute_logLs, enzyme_dup, d_logL, d_dir, enzyme_dup, d_th, d_t,

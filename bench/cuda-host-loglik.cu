@@ -8,10 +8,11 @@
 //                     enzyme_dup, thetas, dthetas, enzyme_const, x, N, B)
 //
 // against a hand-written analytic gradient kernel alone (same clang), and,
-// as a variant, the per-thread device-side request of issue 11 (the same
-// function with an output pointer, differentiated inside a kernel).
+// as variants, the per-thread device-side request of issue 11 (the same
+// function with an output pointer, differentiated inside a kernel), and
+// both requests with logL needed (enzyme_dup: HMC wants the value too).
 // Prints milliseconds (median of BENCH_REPEAT) and the ratios; checks that all
-// three gradients agree. Build: kinase-cc -O2 --cuda-gpu-arch=sm_90.
+// gradients agree. Build: kinase-cc -O2 --cuda-gpu-arch=sm_90.
 #include <kinase.h>
 #include "cuda_timing.h"
 #include "loglik_hand.h"
@@ -49,6 +50,15 @@ __global__ void device_request(float *logL, float *dlogL, const float *th, float
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < b)
     __enzyme_autodiff((void *)loglik_one, enzyme_dupnoneed, logL + i, dlogL + i, enzyme_dup,
+                      th + P * i, dth + P * i, enzyme_const, x, enzyme_const, n);
+}
+
+/* The variant an HMC sampler writes: it wants logL as well (enzyme_dup). */
+__global__ void device_request_needed(float *logL, float *dlogL, const float *th, float *dth,
+                                      const float *x, int n, int b) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < b)
+    __enzyme_autodiff((void *)loglik_one, enzyme_dup, logL + i, dlogL + i, enzyme_dup,
                       th + P * i, dth + P * i, enzyme_const, x, enzyme_const, n);
 }
 
@@ -122,12 +132,31 @@ static int run_size(int b, int n) {
 
   printf("%31s device-side request %8.3f ms (%.2fx, err %.1e)\n", "", device_ms,
          device_ms / hand, device_error);
+
+  /* The variants with logL needed: host-level and device-side. */
+  float host_needed_ms = median_ms([&] {
+    __enzyme_autodiff((void *)compute_logLs, enzyme_dup, d_logL, d_dlogL, enzyme_dup, d_th, d_dth,
+                      enzyme_const, d_x, n, b);
+  });
+  float device_needed_ms = median_ms([&] {
+    device_request_needed<<<grid, BLOCK>>>(d_logL, d_dlogL, d_th, d_dth, d_x, n, b);
+  });
+  CHECK(cudaMemsetAsync(d_dth, 0, tb));
+  CHECK(cudaMemcpy(d_dlogL, ones.data(), b * sizeof(float), cudaMemcpyHostToDevice));
+  device_request_needed<<<grid, BLOCK>>>(d_logL, d_dlogL, d_th, d_dth, d_x, n, b);
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(got.data(), d_dth, tb, cudaMemcpyDeviceToHost));
+  double needed_error = max_relative_error(got, want);
+  printf("%31s logL needed: host-level %8.3f ms (%.2fx), device-side %8.3f ms (%.2fx, err %.1e)\n",
+         "", host_needed_ms, host_needed_ms / hand, device_needed_ms, device_needed_ms / hand,
+         needed_error);
   cudaFree(d_th);
   cudaFree(d_dth);
   cudaFree(d_x);
   cudaFree(d_logL);
   cudaFree(d_dlogL);
-  return host_error < 1e-3 ? 0 : 1;
+  return host_error < 1e-3 && device_error < 1e-3 && needed_error < 1e-3 ? 0 : 1;
 }
 
 /* Each size in a child process of its own: a device-side request that runs

@@ -64,6 +64,8 @@ bool kn_is_atomic_accumulation(LLVMValueRef inst);
  * launch sizes (dynamic shared memory). */
 bool kn_is_extern_shared(LLVMValueRef v);
 bool kn_call_is_pure(LLVMValueRef call);
+/* Atomics, fences, invoke, callbr: memory effects beyond a plain load or store. */
+bool kn_orders_memory(LLVMValueRef inst);
 void kn_set_unroll_count(LLVMValueRef branch, unsigned count);
 /* An integer as wide as a pointer: it may hold an address (CUdeviceptr). */
 bool kn_is_address_integer(LLVMTypeRef type);

@@ -293,6 +293,21 @@ bool kn_is_extern_shared(LLVMValueRef v) {
 
 /* A call that neither reads nor writes memory: memory(none) on the call or
  * on its callee. */
+/* Atomics, fences and calls that unwind: they may read or write memory
+ * the way no plain load or store does. */
+bool kn_orders_memory(LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg:
+  case LLVMFence:
+  case LLVMInvoke:
+  case LLVMCallBr:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool kn_call_is_pure(LLVMValueRef call) {
   unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
   LLVMAttributeRef at = LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, memory);

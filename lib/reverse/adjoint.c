@@ -241,13 +241,10 @@ void rev_flush_held_adds(Reverse *r) {
  * its location's adjoint, a call's may read anything): held-back adds must
  * be in memory first. */
 bool rev_may_read_shadows(LLVMValueRef inst) {
+  if (kn_orders_memory(inst))
+    return true;
   switch (LLVMGetInstructionOpcode(inst)) {
   case LLVMStore:
-  case LLVMAtomicRMW:
-  case LLVMAtomicCmpXchg:
-  case LLVMFence:
-  case LLVMInvoke:
-  case LLVMCallBr:
     return true;
   case LLVMCall: {
     /* A math function's reverse is arithmetic; an inactive call has none. */

@@ -204,7 +204,7 @@ bool rev_recomputable(LLVMValueRef inst) {
 
 /* Whether the primal writes memory other than its own stack and heap
  * allocations: then loads of arguments and globals cannot be repeated. */
-static bool is_local_object(LLVMValueRef base) {
+bool rev_is_local_object(LLVMValueRef base) {
   if (LLVMIsAAllocaInst(base))
     return true;
   const Rule *rule = kn_is_call_site(base) ? rule_for_call(base) : NULL;
@@ -217,7 +217,7 @@ static bool function_writes_outside(LLVMValueRef fn, ValueSet *visiting);
  * heap allocations; a call of a function of the module looks inside it. */
 static bool inst_writes_outside(LLVMValueRef inst, ValueSet *visiting) {
   if (LLVMIsAStoreInst(inst))
-    return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 1)));
+    return !rev_is_local_object(kn_underlying_object(LLVMGetOperand(inst, 1)));
   if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst))
     return true;
   if (!kn_is_call_site(inst))
@@ -229,7 +229,7 @@ static bool inst_writes_outside(LLVMValueRef inst, ValueSet *visiting) {
                rule->kind == RULE_SHUFFLE || allocates))
     return false;
   if (rule && (rule->kind == RULE_MEMCPY || rule->kind == RULE_MEMSET))
-    return !is_local_object(kn_underlying_object(LLVMGetOperand(inst, 0)));
+    return !rev_is_local_object(kn_underlying_object(LLVMGetOperand(inst, 0)));
   LLVMValueRef callee = kn_called_function(inst);
   if (callee && LLVMGetIntrinsicID(callee) && (!rule || rule->kind == RULE_INACTIVE))
     return false;
@@ -267,16 +267,26 @@ static bool writes_outside(Reverse *r, LLVMValueRef inst) {
   return writes;
 }
 
+/* Stores that end the function do not count: they are made after the
+ * reverse sweep (final.c). */
 bool rev_memory_is_frozen(Reverse *r) {
   if (!r->sig->adjacent)
     return false;
+  LLVMValueRef *finals = NULL;
   for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
-         inst = LLVMGetNextInstruction(inst))
-      if (writes_outside(r, inst)) {
-        r->memory_writer = inst;
-        return false;
+         inst = LLVMGetNextInstruction(inst)) {
+      if (!writes_outside(r, inst))
+        continue;
+      if (rev_final_store(r, inst)) {
+        arrput(finals, inst);
+        continue;
       }
+      r->memory_writer = inst;
+      arrfree(finals);
+      return false;
+    }
+  r->final_stores = finals;
   return true;
 }
 
@@ -306,6 +316,9 @@ static bool repeatable_load(Reverse *r, LLVMValueRef inst, Reason *why) {
     return kn_because(why, "the function writes memory it does not own (%s), which may "
                            "overwrite what the load read before the reverse sweep runs",
                       r->memory_writer), false;
+  if (arrlen(r->final_stores))
+    return kn_because(why, "the function's writes to memory not its own end it (%s): they are "
+                           "made after the reverse sweep", r->final_stores[0]), true;
   return kn_because(why, "the function writes no memory but its own", NULL), true;
 }
 

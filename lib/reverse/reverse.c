@@ -274,8 +274,10 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
     if (!rev_counted_loop_with_header(&r, r.blocks[k]))
       rev_add_from_index(&r, r.blocks[k]);
   r.memory_frozen = rev_memory_is_frozen(&r);
-  if (!r.failed && r.ret_block)
+  if (!r.failed && r.ret_block) {
     build_reverse(&r);
+    rev_place_final_stores(&r);
+  }
   if (!r.failed && !r.ret_block)
     fail(&r, NULL, "it never returns%s", "");
   if (!r.failed) {
@@ -291,6 +293,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
       if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
         drop_unneeded_writes(primals[i]);
     rev_erase_replaced_launches(&r);
+    rev_drop_final_stores(&r);
     unwind_reattach(aug, r.unwinds);
   }
   arrfree(r.replaced_launches);
@@ -309,6 +312,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
   arrfree(r.owned_adds);
   arrfree(r.warp_adds);
   rev_drop_held_clears(&r);
+  arrfree(r.final_stores);
   vset_free(&r.unneeded_params);
   vmap_free(&r.shadow);
   vmap_free(&r.adjoint);

@@ -85,6 +85,7 @@ typedef struct {
   HeldAdd *warp_adds;      /* rev: adds the lanes of a warp may share, not yet emitted */
   LLVMValueRef *held_clears; /* rev: stores of 0 into shadows, not yet placed (clears.c) */
   ptrdiff_t clears_land;   /* the index in blocks whose reverse places them */
+  LLVMValueRef *final_stores; /* aug stores made after the reverse sweep instead (final.c) */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
   Placeholder *placeholders;
   BlockRecord *records;
@@ -200,6 +201,12 @@ void rev_flush_clears(Reverse *r);
 void rev_clears_before(Reverse *r, LLVMValueRef inst);
 void rev_clears_at_block_end(Reverse *r, ptrdiff_t k);
 void rev_drop_held_clears(Reverse *r);
+/* primal.c: the function's own stack or heap allocation */
+bool rev_is_local_object(LLVMValueRef base);
+/* final.c: stores that end the function, made after the reverse sweep */
+bool rev_final_store(Reverse *r, LLVMValueRef inst);
+void rev_place_final_stores(Reverse *r);
+void rev_drop_final_stores(Reverse *r);
 LLVMValueRef rev_add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
 
 /* why.c */

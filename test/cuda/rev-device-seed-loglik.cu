@@ -40,18 +40,9 @@
 #include <vector>
 #include "cuda_check.h"
 #include "loglik_grad.h"
+#include "loglik_one.cuh"
 
 enum { B = 1 << 16, N = 64, P = 4 };
-
-__device__ void loglik_one(float *logL, const float *th, const float *x, int n) {
-  float mu1 = th[0], mu2 = th[1], s1 = th[2], s2 = th[3];
-  float is1 = 1.f / s1, is2 = 1.f / s2, q = 0.f;
-  for (int k = 0; k < n; k++) {
-    float d1 = (x[2 * k] - mu1) * is1, d2 = (x[2 * k + 1] - mu2) * is2;
-    q += d1 * d1 + d2 * d2;
-  }
-  *logL = -0.5f * q - n * (logf(s1) + logf(s2)) - n * logf(2.f * 3.14159265f);
-}
 
 __global__ void gradients(float *logL, float *dlogL, const float *th, float *dth, const float *x,
                           int n, int b) {

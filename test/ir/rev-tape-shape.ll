@@ -4,8 +4,9 @@
 ; - the same call inside a loop (sin) is recorded, once per iteration, in a
 ;   growing vector;
 ; - a value that must be recorded outside loops (v, loaded from memory the
-;   function then overwrites) goes into the tape itself: that block runs at
-;   most once a call;
+;   function then overwrites and reads back, so the store cannot wait for
+;   the end of the reverse sweep) goes into the tape itself: that block runs
+;   at most once a call;
 ; - the request's caller holds the tape in a stack slot of the tape's type:
 ;   no allocation but the loop's vector.
 ; RUN: %opt -passes=kinase -S %s | FileCheck %s
@@ -31,7 +32,9 @@ loop:
   %done = icmp eq i64 %i.next, %n
   br i1 %done, label %exit, label %loop
 exit:
-  ret double %t
+  %back = load double, ptr %p
+  %r = fadd double %t, %back
+  ret double %r
 }
 
 define void @test(ptr %p, ptr %dp, i64 %n) {

@@ -30,7 +30,7 @@ double scale(double *x, int n) {
     // NOLINE-DAG: {{^}}remark: gradient of 'scale': the load from parameter 1 is recorded on the tape {{.*}}(the store){{.*}} [-Rpass-missed=kinase]
     s += x[i] * x[i];
   x[0] = s;
-  return s;
+  return s * x[n - 1]; /* read after the write: the write cannot wait */
 }
 
 double sum(const double *x, int n) {

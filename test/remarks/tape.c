@@ -19,14 +19,25 @@ double overwritten(double *x, int n) {
     // MISSED: tape.c:[[@LINE+1]]:{{[0-9]+}}: remark: gradient of 'overwritten': the load from parameter 1 is recorded on the tape {{.*}}(the store at line [[#@LINE+2]]){{.*}} [-Rpass-missed=kinase]
     s += x[i] * x[i];
   x[0] = 0;
+  return s * x[n - 1]; /* read after the write: the write cannot wait */
+}
+
+// Another pointer written in the loop: it may alias the one read.
+double written_elsewhere(const double *x, double *y, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    // CHECK-DAG: tape.c:[[@LINE+1]]:{{[0-9]+}}: remark: gradient of 'written_elsewhere': the load from parameter 1 is recorded on the tape (in a heap buffer that grows with the loop), not recomputed: the function writes memory it does not own (the store at line [[#@LINE+2]]), which may overwrite what the load read before the reverse sweep runs [-Rpass-missed=kinase]
+    s += x[i] * x[i];
+    y[i] = s;
+  }
   return s;
 }
 
-// Another pointer written: it may alias the one read.
-double written_elsewhere(const double *x, double *y, int n) {
+// A store that ends the function is made after the reverse sweep.
+double result_at_end(const double *x, double *y, int n) {
   double s = 0;
   for (int i = 0; i < n; i++)
-    // CHECK-DAG: tape.c:[[@LINE+1]]:{{[0-9]+}}: remark: gradient of 'written_elsewhere': the load from parameter 1 is recorded on the tape (in a heap buffer that grows with the loop), not recomputed: the function writes memory it does not own (the store at line [[#@LINE+2]]), which may overwrite what the load read before the reverse sweep runs [-Rpass-missed=kinase]
+    // CHECK-DAG: tape.c:[[@LINE+1]]:{{[0-9]+}}: remark: gradient of 'result_at_end': the load from parameter 1 is recomputed in the reverse sweep, not recorded: the function's writes to memory not its own end it (the store at line [[#@LINE+2]]): they are made after the reverse sweep [-Rpass=kinase]
     s += x[i] * x[i];
   *y = s;
   return s;
@@ -53,6 +64,7 @@ double exps(const double *x, int n) {
 void gradients(double *x, double *dx, int n) {
   __enzyme_autodiff((void *)overwritten, enzyme_dup, x, dx, enzyme_const, n);
   __enzyme_autodiff((void *)written_elsewhere, enzyme_dup, x, dx, enzyme_const, x + n, n);
+  __enzyme_autodiff((void *)result_at_end, enzyme_dup, x, dx, enzyme_const, x + n, n);
   __enzyme_autodiff((void *)read_only, enzyme_dup, x, dx, enzyme_const, n);
   __enzyme_autodiff((void *)exps, enzyme_dup, x, dx, enzyme_const, n);
 }

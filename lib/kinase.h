@@ -487,6 +487,11 @@ void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *coun
 /* Whether `call` must be differentiated as a call: it passes a derivative
  * in through its arguments, or its callee reaches a global with a shadow. */
 bool activity_call_carries(ValueSet *varied, LLVMValueRef call);
+/* A null (or undef) pointer argument of a differentiated call: its shadow is
+ * null, so the callee gets it as a parameter with a shadow. A default
+ * constructor passing 0 for a data pointer that other constructors pass a
+ * shadowed one for stores it where a shadow is expected either way. */
+bool activity_null_pointer_argument(LLVMValueRef arg);
 
 /* ---- globals.c: shadows of mutable globals ---- */
 

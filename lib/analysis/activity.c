@@ -325,3 +325,7 @@ bool activity_call_carries(ValueSet *varied, LLVMValueRef call) {
   LLVMValueRef callee = kn_called_function(call);
   return callee && !LLVMIsDeclaration(callee) && globals_reached_by(callee);
 }
+
+bool activity_null_pointer_argument(LLVMValueRef arg) {
+  return kn_is_pointer_type(LLVMTypeOf(arg)) && (LLVMIsNull(arg) || LLVMIsUndef(arg) || LLVMIsPoison(arg));
+}

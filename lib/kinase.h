@@ -243,6 +243,7 @@ typedef struct {
   bool primal;  /* the primal result is wanted */
   LLVMValueRef primal_out, tangent_out;
   LLVMValueRef grad_out[KN_MAX_PARAMS]; /* per enzyme_out argument, in order */
+  unsigned grad_offset[KN_MAX_PARAMS];  /* a piece of a split class: its offset */
   unsigned ngrad;
 } CxxRequest;
 

@@ -245,6 +245,8 @@ typedef struct {
   LLVMValueRef grad_out[KN_MAX_PARAMS]; /* per enzyme_out argument, in order */
   unsigned grad_offset[KN_MAX_PARAMS];  /* a piece of a split class: its offset */
   unsigned ngrad;
+  LLVMValueRef context;      /* an enzyme::context's state, NULL without one */
+  LLVMValueRef context_swap; /* the header's function moving a global's shadow in or out */
 } CxxRequest;
 
 /* Whether the first operand after the function tags a header request. */
@@ -512,6 +514,12 @@ LLVMValueRef globals_constant_shadow(LLVMValueRef v);
  * globals_emit_clears (once every derivative is generated) zeroes there the
  * shadows of the globals `fn` reaches. */
 void globals_clear_before(LLVMValueRef before, LLVMValueRef fn);
+/* A request from <enzyme/enzyme> with an enzyme::context: once cleared, the
+ * shadows of the globals `fn` reaches are moved in from the context before
+ * `before` and back out before `after` (a placeholder: a freeze, erased then), through
+ * the header's `swap(context, global, size, shadow, into)`. */
+void globals_use_context(LLVMValueRef before, LLVMValueRef after, LLVMValueRef fn,
+                         LLVMValueRef context, LLVMValueRef swap);
 void globals_emit_clears(void);
 void globals_reset(void);
 

@@ -8,6 +8,7 @@
  *       result's marker (&enzyme_active_return, _const_return, _dup_return),
  *       &enzyme_primal_return or &enzyme_noret,
  *       where the primal result goes, where its tangent goes,
+ *       the enzyme::context's state (or null), the header's context_swap,
  *       marker_1..marker_n, size_1..size_n, value_1..value_n, extra_1..extra_n)
  *
  * where extra_i is the shadow of a dup or dupnoneed argument, where the
@@ -23,8 +24,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Operands before the markers: the tag, two markers, two destinations. */
-#define HEAD 5
+/* Operands before the markers: the tag, two markers, two destinations, the
+ * context and its swap function. */
+#define HEAD 7
 
 static bool global_named(LLVMValueRef v, const char *name) {
   v = kn_strip_casts(v);
@@ -109,6 +111,12 @@ bool cxx_ungroup(LLVMValueRef fn, LLVMValueRef *ops, unsigned n, CxxRequest *cxx
   cxx->primal = global_named(ops[2], "enzyme_primal_return");
   cxx->primal_out = ops[3];
   cxx->tangent_out = ops[4];
+  if (!(LLVMIsConstant(ops[5]) && LLVMIsNull(ops[5]))) {
+    if (!LLVMIsAFunction(kn_strip_casts(ops[6])))
+      return fail(why, size, shape_error);
+    cxx->context = ops[5];
+    cxx->context_swap = kn_strip_casts(ops[6]);
+  }
   LLVMValueRef *markers = ops + HEAD, *sizes = ops + HEAD + k;
   unsigned count = 0, param = 0, value = HEAD + 2 * k;
   /* The values take the function's parameters (but a hidden sret one). */

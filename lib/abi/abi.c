@@ -25,8 +25,7 @@ static const struct {
 
 /* Markers of Enzyme's batch mode and other options, not supported yet. */
 static const char *const unsupported_markers[] = {
-    "enzyme_width", "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_nocache",
-    "enzyme_primal_return", "enzyme_noret", "enzyme_scalar", "enzyme_vector",
+    "enzyme_width", "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_primal_return", "enzyme_noret", "enzyme_scalar", "enzyme_vector",
 };
 
 /* A marker global is named like the marker; as a C++ internal variable
@@ -186,6 +185,11 @@ static bool collect_actual(Request *r) {
     if (unsupported_marker(arg))
       return request_error(r, "marker '%s' (Enzyme's batch mode) is not supported yet",
                            unsupported_marker(arg));
+    /* enzyme_nocache: the caller promises that nothing changes the next
+     * argument's memory between the two sweeps, so that Enzyme may leave
+     * its values off the tape. A hint: Kinase records what it needs. */
+    if (is_marker(arg, "enzyme_nocache"))
+      continue;
     LLVMValueRef *slot = is_marker(arg, "enzyme_tape")        ? &r->tape
                          : is_marker(arg, "enzyme_allocated") ? &r->allocated
                                                               : NULL;

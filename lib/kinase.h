@@ -551,6 +551,11 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
 
 /* Whether `call` runs inline assembly of rules/asm.def. */
 bool asm_is_known(LLVMValueRef call);
+/* Whether `call` runs inline assembly that touches no value: no operands,
+ * no result, and a text that is empty (asm volatile("" ::: "memory"), which
+ * only orders the compiler) or only comments (Eigen's
+ * asm("#EIGEN PRODUCT PACK LHS"), which marks its kernels in listings). */
+bool asm_does_nothing(LLVMValueRef call);
 /* The text of the inline assembly `call` runs, for messages (the caller
  * frees it); NULL for another call. */
 char *asm_describe(LLVMValueRef call);

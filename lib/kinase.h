@@ -245,7 +245,10 @@ typedef struct {
   bool primal;  /* the primal result is wanted */
   LLVMValueRef primal_out, tangent_out;
   LLVMValueRef grad_out[KN_MAX_PARAMS]; /* per enzyme_out argument, in order */
+  unsigned grad_offset[KN_MAX_PARAMS];  /* a piece of a split class: its offset */
   unsigned ngrad;
+  LLVMValueRef context;      /* an enzyme::context's state, NULL without one */
+  LLVMValueRef context_swap; /* the header's function moving a global's shadow in or out */
 } CxxRequest;
 
 /* Whether the first operand after the function tags a header request. */
@@ -489,6 +492,11 @@ void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *coun
 /* Whether `call` must be differentiated as a call: it passes a derivative
  * in through its arguments, or its callee reaches a global with a shadow. */
 bool activity_call_carries(ValueSet *varied, LLVMValueRef call);
+/* A null (or undef) pointer argument of a differentiated call: its shadow is
+ * null, so the callee gets it as a parameter with a shadow. A default
+ * constructor passing 0 for a data pointer that other constructors pass a
+ * shadowed one for stores it where a shadow is expected either way. */
+bool activity_null_pointer_argument(LLVMValueRef arg);
 
 /* ---- globals.c: shadows of mutable globals ---- */
 
@@ -508,6 +516,12 @@ LLVMValueRef globals_constant_shadow(LLVMValueRef v);
  * globals_emit_clears (once every derivative is generated) zeroes there the
  * shadows of the globals `fn` reaches. */
 void globals_clear_before(LLVMValueRef before, LLVMValueRef fn);
+/* A request from <enzyme/enzyme> with an enzyme::context: once cleared, the
+ * shadows of the globals `fn` reaches are moved in from the context before
+ * `before` and back out before `after` (a placeholder: a freeze, erased then), through
+ * the header's `swap(context, global, size, shadow, into)`. */
+void globals_use_context(LLVMValueRef before, LLVMValueRef after, LLVMValueRef fn,
+                         LLVMValueRef context, LLVMValueRef swap);
 void globals_emit_clears(void);
 void globals_reset(void);
 
@@ -539,6 +553,11 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
 
 /* Whether `call` runs inline assembly of rules/asm.def. */
 bool asm_is_known(LLVMValueRef call);
+/* Whether `call` runs inline assembly that touches no value: no operands,
+ * no result, and a text that is empty (asm volatile("" ::: "memory"), which
+ * only orders the compiler) or only comments (Eigen's
+ * asm("#EIGEN PRODUCT PACK LHS"), which marks its kernels in listings). */
+bool asm_does_nothing(LLVMValueRef call);
 /* The text of the inline assembly `call` runs, for messages (the caller
  * frees it); NULL for another call. */
 char *asm_describe(LLVMValueRef call);

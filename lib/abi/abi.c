@@ -25,8 +25,7 @@ static const struct {
 
 /* Markers of Enzyme's batch mode and other options, not supported yet. */
 static const char *const unsupported_markers[] = {
-    "enzyme_width", "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_nocache",
-    "enzyme_primal_return", "enzyme_noret", "enzyme_scalar", "enzyme_vector",
+    "enzyme_width", "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_primal_return", "enzyme_noret", "enzyme_scalar", "enzyme_vector",
 };
 
 /* A marker global is named like the marker; as a C++ internal variable
@@ -186,6 +185,11 @@ static bool collect_actual(Request *r) {
     if (unsupported_marker(arg))
       return request_error(r, "marker '%s' (Enzyme's batch mode) is not supported yet",
                            unsupported_marker(arg));
+    /* enzyme_nocache: the caller promises that nothing changes the next
+     * argument's memory between the two sweeps, so that Enzyme may leave
+     * its values off the tape. A hint: Kinase records what it needs. */
+    if (is_marker(arg, "enzyme_nocache"))
+      continue;
     LLVMValueRef *slot = is_marker(arg, "enzyme_tape")        ? &r->tape
                          : is_marker(arg, "enzyme_allocated") ? &r->allocated
                                                               : NULL;
@@ -343,6 +347,16 @@ static bool lower(Request *r) {
   }
 }
 
+/* A header request with an enzyme::context: the globals' shadows come from
+ * the context from `first` (the derivative's first call) on, and go back
+ * into it where the request's code ends, marked by a placeholder. */
+static void use_context(Request *r, LLVMValueRef first) {
+  if (!r->cxx.context)
+    return;
+  LLVMValueRef end = LLVMBuildFreeze(r->b, LLVMConstNull(LLVMInt1TypeInContext(kn_module.ctx)), "");
+  globals_use_context(first, end, r->fn, r->cxx.context, r->cxx.context_swap);
+}
+
 /* A header request: the result's tangent and the primal result, as asked,
  * each stored where it goes. */
 static bool call_forward_cxx(Request *r, Signature *sig, LLVMTypeRef ret) {
@@ -363,6 +377,7 @@ static bool call_forward_cxx(Request *r, Signature *sig, LLVMTypeRef ret) {
   } else if (sig->ret_tangent || sig->ret_primal) {
     cxx_store(r->b, result, sig->ret_tangent ? cxx->tangent_out : cxx->primal_out);
   }
+  use_context(r, result);
   return true;
 }
 
@@ -533,6 +548,7 @@ static bool call_gradient_cxx(Request *r, Signature *sig, LLVMTypeRef ret) {
   LLVMValueRef seed = sig->ret_tangent ? math_const(ret, 1.0) : NULL;
   LLVMValueRef grads = call_rev(r, sig, seed, last_field(r->b, aug, "tape"));
   cxx_store_gradients(r->b, cxx, grads);
+  use_context(r, aug);
   return true;
 }
 

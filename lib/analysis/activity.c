@@ -287,6 +287,19 @@ static bool may_allocate(LLVMValueRef fn, int depth) {
   return false;
 }
 
+/* A call of a function in the module with a null pointer argument, which
+ * has a shadow (null) when the call is differentiated: the function may
+ * store it into the local memory it also gets (a C++ iterator's constructor
+ * called with nullptr by end()). */
+static bool passes_null_pointer(LLVMValueRef call, LLVMValueRef callee) {
+  if (LLVMIsDeclaration(callee))
+    return false;
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++)
+    if (activity_null_pointer_argument(LLVMGetOperand(call, i)))
+      return true;
+  return false;
+}
+
 /* Whether the local memory at `address` may come to hold a derivative or a
  * pointer with a shadow: a varied value is stored there, or the address
  * escapes, or goes to a call that also gets a varied argument or may store
@@ -310,7 +323,7 @@ static bool local_memory_reached(ValueSet *varied, LLVMValueRef address, int dep
       return true;
     LLVMValueRef callee = kn_called_function(user);
     if (!callee || activity_any_operand(varied, user, 0, LLVMGetNumArgOperands(user)) ||
-        may_allocate(callee, 0))
+        passes_null_pointer(user, callee) || may_allocate(callee, 0))
       return true;
   }
   return false;
@@ -380,4 +393,8 @@ bool activity_call_carries(ValueSet *varied, LLVMValueRef call) {
     return true;
   LLVMValueRef callee = kn_called_function(call);
   return callee && !LLVMIsDeclaration(callee) && globals_reached_by(callee);
+}
+
+bool activity_null_pointer_argument(LLVMValueRef arg) {
+  return kn_is_pointer_type(LLVMTypeOf(arg)) && (LLVMIsNull(arg) || LLVMIsUndef(arg) || LLVMIsPoison(arg));
 }

@@ -35,6 +35,7 @@ static ValueSet merged;   /* read-only globals beside shadowed memory */
 
 typedef struct {
   LLVMValueRef before, fn; /* clear fn's globals' shadows before `before` */
+  LLVMValueRef after, context, swap; /* with an enzyme::context (globals_use_context) */
 } Clear;
 static Clear *clears;
 
@@ -328,34 +329,72 @@ static bool has_shadow(LLVMValueRef g) { return vmap_get(&shadows, g) != NULL; }
 
 /* In device code every thread makes its own requests: one thread's clear
  * would wipe what another is computing, so device requests clear nothing. */
-void globals_clear_before(LLVMValueRef before, LLVMValueRef fn) {
-  if (!kn_module.gpu)
-    arrput(clears, ((Clear){before, fn}));
+/* An instruction marking where code goes once every derivative is
+ * generated: the instruction it precedes may be gone by then (a call that a
+ * request's landing pad made an invoke). */
+static LLVMValueRef place_before(LLVMValueRef inst) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMPositionBuilderBefore(b, inst);
+  LLVMValueRef place = LLVMBuildFreeze(b, LLVMConstNull(LLVMInt1TypeInContext(kn_module.ctx)), "");
+  LLVMDisposeBuilder(b);
+  return place;
 }
 
-static void clear_shadows(LLVMBuilderRef b, LLVMValueRef fn) {
+void globals_clear_before(LLVMValueRef before, LLVMValueRef fn) {
+  if (!kn_module.gpu)
+    arrput(clears, ((Clear){.before = place_before(before), .fn = fn}));
+}
+
+void globals_use_context(LLVMValueRef before, LLVMValueRef after, LLVMValueRef fn,
+                         LLVMValueRef context, LLVMValueRef swap) {
+  arrput(clears, ((Clear){place_before(before), fn, after, context, swap}));
+}
+
+/* The size of a global's value, as an i64. */
+static LLVMValueRef size_of_global(LLVMValueRef g) {
+  return LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),
+                      LLVMABISizeOfType(kn_module.layout, LLVMGlobalGetValueType(g)), 0);
+}
+
+/* Calls `swap` for each global with a shadow that `c->fn` reaches: zero
+ * their shadows (no context), or move them in or out of the context. */
+static void emit_for_shadows(LLVMBuilderRef b, const Clear *c, bool into) {
   ValueSet seen = {0}, found = {0};
-  collect_reached(fn, has_shadow, &seen, &found);
+  collect_reached(c->fn, has_shadow, &seen, &found);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx), ptr = LLVMPointerTypeInContext(kn_module.ctx, 0);
+  LLVMTypeRef params[5] = {ptr, ptr, LLVMInt64TypeInContext(kn_module.ctx), ptr, i32};
+  LLVMTypeRef swap_type = LLVMFunctionType(LLVMVoidTypeInContext(kn_module.ctx), params, 5, 0);
   for (LLVMValueRef g = LLVMGetFirstGlobal(kn_module.mod); g; g = LLVMGetNextGlobal(g)) {
     if (!vset_has(&found, g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == KN_SHARED_ADDRESS_SPACE)
       continue;
-    LLVMTypeRef type = LLVMGlobalGetValueType(g);
-    LLVMValueRef size = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),
-                                     LLVMABISizeOfType(kn_module.layout, type), 0);
-    LLVMBuildMemSet(b, globals_shadow(g), LLVMConstInt(LLVMInt8TypeInContext(kn_module.ctx), 0, 0),
-                    size, globals_alignment(g));
+    if (!c->context) {
+      LLVMBuildMemSet(b, globals_shadow(g), LLVMConstInt(LLVMInt8TypeInContext(kn_module.ctx), 0, 0),
+                      size_of_global(g), globals_alignment(g));
+      continue;
+    }
+    LLVMValueRef args[5] = {c->context, g, size_of_global(g), globals_shadow(g),
+                            LLVMConstInt(i32, into, 0)};
+    LLVMBuildCall2(b, swap_type, c->swap, args, 5, "");
   }
   vset_free(&seen);
   vset_free(&found);
 }
 
 void globals_emit_clears(void) {
-  if (!vmap_size(&shadows))
-    return;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (ptrdiff_t i = 0; i < arrlen(clears); i++) {
-    LLVMPositionBuilderBefore(b, clears[i].before);
-    clear_shadows(b, clears[i].fn);
+    const Clear *c = &clears[i];
+    if (vmap_size(&shadows)) {
+      LLVMPositionBuilderBefore(b, c->before);
+      emit_for_shadows(b, c, true);
+      if (c->after) {
+        LLVMPositionBuilderBefore(b, c->after);
+        emit_for_shadows(b, c, false);
+      }
+    }
+    LLVMInstructionEraseFromParent(c->before);
+    if (c->after)
+      LLVMInstructionEraseFromParent(c->after);
   }
   LLVMDisposeBuilder(b);
 }

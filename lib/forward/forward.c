@@ -152,7 +152,7 @@ static void call_derivative(Forward *f, LLVMValueRef call, LLVMValueRef callee, 
   for (unsigned i = 0; i < nargs; i++) {
     LLVMValueRef arg = LLVMGetOperand(call, i);
     args[n++] = arg;
-    sig.params[i] = is_varied(f, arg) ? ACT_DUP : ACT_CONST;
+    sig.params[i] = is_varied(f, arg) || activity_null_pointer_argument(arg) ? ACT_DUP : ACT_CONST;
     if (sig.params[i] == ACT_DUP)
       args[n++] = tangent_of(f, arg, call);
   }

@@ -535,7 +535,8 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
       return;
     }
     MemoryTypes m = rev_copy_types(r, call);
-    if (!m.floats && (m.pointers || m.declared)) /* no adjoints to move */
+    /* No adjoints to move: pointers, integers, or what was noted. */
+    if (!m.floats && (m.pointers || m.declared || m.numbers))
       return;
     LLVMTypeRef element = m.mixed_floats ? NULL : m.floats;
     if (!element) {

@@ -100,7 +100,8 @@ Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee)
   sig.nparams = LLVMGetNumArgOperands(call);
   for (unsigned i = 0; i < sig.nparams; i++) {
     LLVMValueRef arg = LLVMGetOperand(call, i);
-    sig.params[i] = !is_varied(r, arg)                        ? ACT_CONST
+    sig.params[i] = activity_null_pointer_argument(arg)       ? ACT_DUP
+                    : !is_varied(r, arg)                      ? ACT_CONST
                     : kn_is_pointer_type(LLVMTypeOf(arg))     ? ACT_DUP
                     : activity_is_address(&r->varied, arg)    ? ACT_DUP
                     : kn_type_has_floats(LLVMTypeOf(arg))     ? ACT_OUT

@@ -57,6 +57,26 @@ void rev_find_memory_objects(Reverse *r) {
     }
 }
 
+static LLVMTypeRef tbaa_type(LLVMValueRef inst);
+static bool only_moved(LLVMValueRef load);
+
+/* An integer access that shows the memory holds integers: its TBAA type is
+ * an integer, or it is a load whose value is computed with (not only stored
+ * elsewhere, as a copy of a float's bits would be), or a store of a value
+ * that no load copied. */
+static bool integer_as_number(LLVMValueRef inst) {
+  bool load = LLVMIsALoadInst(inst);
+  if (!load && !LLVMIsAStoreInst(inst))
+    return false;
+  LLVMValueRef value = load ? inst : LLVMGetOperand(inst, 0);
+  if (LLVMGetTypeKind(LLVMTypeOf(value)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(value)) <= 8)
+    return false;
+  LLVMTypeRef tbaa = tbaa_type(inst);
+  if (tbaa)
+    return LLVMGetTypeKind(tbaa) == LLVMIntegerTypeKind;
+  return load ? !only_moved(inst) : !LLVMIsALoadInst(value);
+}
+
 /* `skip`, an integer copy being decided, and its stores are no evidence. */
 static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef p2,
                                        LLVMValueRef skip) {
@@ -78,11 +98,16 @@ static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef
       note_type(&m, LLVMIsALoadInst(inst)    ? LLVMTypeOf(inst)
                     : LLVMIsAStoreInst(inst) ? LLVMTypeOf(LLVMGetOperand(inst, 0))
                                              : LLVMGetGEPSourceElementType(inst));
+      m.numbers |= integer_as_number(inst);
     }
   for (int i = 0; i < 2; i++) {
     LLVMValueRef base = kn_underlying_object(i ? p2 : p1);
-    if (LLVMIsAAllocaInst(base))
+    if (LLVMIsAAllocaInst(base)) {
+      MemoryTypes local = {0};
+      note_type(&local, LLVMGetAllocatedType(base));
       note_type(&m, LLVMGetAllocatedType(base));
+      m.numbers |= local.ints;
+    }
   }
   return m;
 }

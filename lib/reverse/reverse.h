@@ -102,6 +102,8 @@ typedef struct {
 typedef struct {
   LLVMTypeRef floats;
   bool mixed_floats, pointers, ints;
+  bool numbers;  /* integers the code computes with, or declared as integers
+                    (a local's type, TBAA), not only moved as raw bits */
   bool declared; /* the types noted before simplification (rev_copy_types):
                     the memory holds no others */
 } MemoryTypes;

@@ -79,6 +79,37 @@ static const AsmRow *row_of(LLVMValueRef call) {
 
 bool asm_is_known(LLVMValueRef call) { return row_of(call) != NULL; }
 
+/* Each line blank or a comment: '#' starts one in x86 assembly (host code
+ * only), '//' in PTX and x86 alike. */
+static bool only_comments(const char *text, size_t len) {
+  bool line_start = true, comment = false;
+  for (size_t k = 0; k < len; k++) {
+    char c = text[k];
+    if (c == '\n') {
+      line_start = true;
+      comment = false;
+    } else if (comment || isspace((unsigned char)c)) {
+      continue;
+    } else if (line_start && ((c == '#' && !kn_module.gpu) ||
+                              (c == '/' && k + 1 < len && text[k + 1] == '/'))) {
+      comment = true;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool asm_does_nothing(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMIsACallInst(call) ? LLVMGetCalledValue(call) : NULL;
+  if (!callee || !LLVMIsAInlineAsm(callee) || LLVMGetNumArgOperands(call) ||
+      LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
+    return false;
+  size_t len;
+  const char *text = LLVMGetInlineAsmAsmString(callee, &len);
+  return !text || only_comments(text, len);
+}
+
 char *asm_describe(LLVMValueRef call) { return asm_text(call); }
 
 /* ---- inlining the headers' wrappers ---- */
@@ -193,7 +224,7 @@ static bool refuse_unknown(LLVMValueRef fn, LLVMValueRef subject) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       char *text = asm_text(inst);
-      if (text && *text && !asm_is_known(inst)) {
+      if (text && !asm_does_nothing(inst) && !asm_is_known(inst)) {
         kn_error(inst, subject, "it contains inline assembly ('%s'), which Kinase has no derivative rule for",
                  text);
         free(text);

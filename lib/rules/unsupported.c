@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An empty asm statement (asm volatile("" ::: "memory")) only orders the
- * compiler; it touches no value. */
-static bool is_barrier_asm(LLVMValueRef call) {
-  size_t len;
-  const char *text = LLVMGetInlineAsmAsmString(LLVMGetCalledValue(call), &len);
-  return len == 0 && text && LLVMGetNumArgOperands(call) == 0 &&
-         LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMVoidTypeKind;
-}
-
 static bool is_nonlocal_jump(LLVMValueRef call) {
   static const char *const names[] = {"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp",
                                       "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk"};
@@ -51,7 +42,7 @@ static const char *refused(LLVMValueRef inst) {
   case LLVMCallBr:
     return "it contains asm goto";
   case LLVMCall:
-    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) && !is_barrier_asm(inst) && !asm_is_known(inst))
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) && !asm_does_nothing(inst) && !asm_is_known(inst))
       return "it contains inline assembly";
     if (is_nonlocal_jump(inst))
       return "it uses setjmp or longjmp, which Kinase does not differentiate";

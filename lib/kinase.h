@@ -545,6 +545,19 @@ char *asm_describe(LLVMValueRef call);
  * assembly with the IR it means. False, with an error reported, when the
  * inlining brought in assembly without a row. */
 bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject);
+/* Then, once `fn`'s values are registers, the assembly whose type only the
+ * values around it tell (asm.def's any16 rows: a pair of halves packed).
+ * False, with an error reported, where they do not tell. */
+bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject);
+
+/* ---- halfmath.c: hexp, hlog, hsin, h2exp, ... of cuda_fp16.h, cuda_bf16.h ---- */
+
+/* Whether `fn` is a math function of those headers with a row in nvvm.def
+ * (kept a call: not inlined). */
+bool half_math_is_header_function(LLVMValueRef fn);
+/* In `fn`, a copy about to be differentiated: each call of such a function
+ * becomes a call of its wrapper, of half or bfloat type, which has the row. */
+void half_math_wrap_calls(LLVMValueRef fn);
 
 /* ---- libdevice.c ---- */
 

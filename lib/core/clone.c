@@ -155,7 +155,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     return false;
   }
   simplify_registers(copy);
-  if (!asm_lower_pairs(copy, sig->fn)) {
+  if (!asm_lower_pairs(copy, sig->fn) || !pairbits_as_lanes(copy, sig->fn)) {
     LLVMDeleteFunction(copy);
     return false;
   }

@@ -7,7 +7,12 @@
  * returning the value as half, bfloat, <2 x half> or <2 x bfloat>,
  * kinase.half.BASE.TYPE, whose body calls the header's function (the primal
  * is bit for bit the header's) and whose partial is a row of nvvm.def. A
- * header function without such a row stays a call to inline as before. */
+ * header function without such a row stays a call to inline as before.
+ *
+ * And the conversions __float2half, __half2float, __float2bfloat16, ...: in
+ * device code they are assembly (rules/asm.def), but in host code they are
+ * integer arithmetic on the bits, through which no derivative flows. Calls
+ * of them become fptrunc and fpext, the same rounding to nearest. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -26,22 +31,34 @@ static const struct {
     {"14__nv_bfloat162", "v2bf16", true},
 };
 
-/* "kinase.half.exp.f16" for _ZL4hexp6__half, or NULL where `fn` is no
- * header math function with a row (the caller frees the name). */
-static char *wrapper_name(LLVMValueRef fn) {
+/* A function of namespace scope, mangled _Z[L]<length><name><parameters>:
+ * its name (not terminated, *len long) and parameters; NULL for others. */
+static const char *demangled(LLVMValueRef fn, int *len, const char **params) {
   const char *name = fn ? kn_function_name(fn) : "";
   if (strncmp(name, "_Z", 2))
     return NULL;
   name += name[2] == 'L' ? 3 : 2;
   char *end;
-  long len = strtol(name, &end, 10);
-  if (len < 2 || end[0] != 'h' || (long)strlen(end) <= len)
+  long n = strtol(name, &end, 10);
+  if (n < 1 || (long)strlen(end) <= n)
+    return NULL;
+  *len = (int)n;
+  *params = end + n;
+  return end;
+}
+
+/* "kinase.half.exp.f16" for _ZL4hexp6__half, or NULL where `fn` is no
+ * header math function with a row (the caller frees the name). */
+static char *wrapper_name(LLVMValueRef fn) {
+  int len;
+  const char *params, *end = demangled(fn, &len, &params);
+  if (!end || len < 2 || end[0] != 'h')
     return NULL;
   for (size_t k = 0; k < sizeof half_types / sizeof *half_types; k++) {
     const char *base = end + (half_types[k].pair ? 2 : 1);
-    if (strcmp(end + len, half_types[k].mangled) || (half_types[k].pair && end[1] != '2'))
+    if (strcmp(params, half_types[k].mangled) || (half_types[k].pair && end[1] != '2'))
       continue;
-    char *wrapper = kn_strdup_printf("kinase.half.%.*s.%s", (int)(end + len - base), base, half_types[k].suffix);
+    char *wrapper = kn_strdup_printf("kinase.half.%.*s.%s", (int)(params - base), base, half_types[k].suffix);
     const Rule *rule = rule_for_name(wrapper);
     if (rule && rule->kind == RULE_MATH)
       return wrapper;
@@ -129,10 +146,12 @@ static LLVMValueRef wrapper_of(LLVMValueRef header, const char *name) {
   return fn;
 }
 
-/* `call` of a header function, through its wrapper. */
-static void wrap_call(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef call, const char *name) {
-  LLVMValueRef header = kn_called_function(call), wrapper = wrapper_of(header, name);
-  LLVMTypeRef t = wrapper_type_of(name);
+/* In place of `call` of a header function of one argument, with `b` before
+ * it: `how`(b, x), x its argument read as type t; the result handed back as
+ * the header returns it (by value or through sret). */
+static void replace_call(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef call, LLVMTypeRef t,
+                         LLVMValueRef (*how)(LLVMBuilderRef, LLVMValueRef, const void *), const void *data) {
+  LLVMValueRef header = kn_called_function(call);
   LLVMPositionBuilderBefore(b, call);
   LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
   unsigned n = LLVMGetNumArgOperands(call);
@@ -146,7 +165,7 @@ static void wrap_call(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef call, cons
     else
       x = as_type(b, fn, arg, t);
   }
-  LLVMValueRef y = LLVMBuildCall2(b, LLVMGlobalGetValueType(wrapper), wrapper, &x, 1, "");
+  LLVMValueRef y = how(b, x, data);
   if (result_slot)
     LLVMBuildStore(b, y, result_slot);
   else
@@ -154,20 +173,75 @@ static void wrap_call(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef call, cons
   LLVMInstructionEraseFromParent(call);
 }
 
+static LLVMValueRef call_wrapper(LLVMBuilderRef b, LLVMValueRef x, const void *wrapper) {
+  LLVMValueRef w = (LLVMValueRef)wrapper;
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(w), w, &x, 1, "");
+}
+
+/* ---- conversions ---- */
+
+/* The conversions between float and the 16-bit types, by name and
+ * mangled parameters (the argument's type). */
+typedef struct {
+  const char *name, *params;
+  bool widen;
+  bool bfloat;
+} Conversion;
+
+static const Conversion conversions[] = {
+    {"__float2half", "f", false, false},
+    {"__float2half_rn", "f", false, false},
+    {"__half2float", "6__half", true, false},
+    {"__float2bfloat16", "f", false, true},
+    {"__float2bfloat16_rn", "f", false, true},
+    {"__bfloat162float", "13__nv_bfloat16", true, true},
+};
+enum { NCONVERSIONS = sizeof conversions / sizeof *conversions };
+
+/* Which of `conversions` `fn` is, or -1. */
+static int conversion_of(LLVMValueRef fn) {
+  int len;
+  const char *params, *name = demangled(fn, &len, &params);
+  for (int k = 0; name && k < NCONVERSIONS; k++)
+    if ((int)strlen(conversions[k].name) == len && !strncmp(name, conversions[k].name, (size_t)len) &&
+        !strcmp(params, conversions[k].params))
+      return k;
+  return -1;
+}
+
+static LLVMTypeRef half_of(const Conversion *c) {
+  return c->bfloat ? LLVMBFloatTypeInContext(kn_module.ctx) : LLVMHalfTypeInContext(kn_module.ctx);
+}
+
+static LLVMValueRef convert(LLVMBuilderRef b, LLVMValueRef x, const void *row) {
+  const Conversion *c = row;
+  return c->widen ? LLVMBuildFPExt(b, x, LLVMFloatTypeInContext(kn_module.ctx), "")
+                  : LLVMBuildFPTrunc(b, x, half_of(c), "");
+}
+
 void half_math_wrap_calls(LLVMValueRef fn) {
   LLVMValueRef *calls = NULL;
   char **names = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-      char *name = LLVMIsACallInst(inst) ? wrapper_name(kn_called_function(inst)) : NULL;
-      if (name) {
+      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      char *name = wrapper_name(callee);
+      if (name || conversion_of(callee) >= 0) {
         arrput(calls, inst);
         arrput(names, name);
       }
     }
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (ptrdiff_t k = 0; k < arrlen(calls); k++) {
-    wrap_call(b, fn, calls[k], names[k]);
+    int c = conversion_of(kn_called_function(calls[k]));
+    if (names[k]) {
+      LLVMValueRef wrapper = wrapper_of(kn_called_function(calls[k]), names[k]);
+      replace_call(b, fn, calls[k], wrapper_type_of(names[k]), call_wrapper, wrapper);
+    } else {
+      const Conversion *row = &conversions[c];
+      replace_call(b, fn, calls[k], row->widen ? half_of(row) : LLVMFloatTypeInContext(kn_module.ctx),
+                   convert, row);
+    }
     free(names[k]);
   }
   LLVMDisposeBuilder(b);

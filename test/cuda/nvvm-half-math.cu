@@ -82,21 +82,25 @@ static void bfloat16_math_want(double x, double y, double *d) {
   d[1] = exp(x) / y - sin(x) * sin(y) - 1 / (y * y);
 }
 
-// Pairs: lanes {x, y}, then {y, x}; f = lo(r) * hi(r) + x / y.
+// Pairs: lanes {x, y}, then {y, x}; f = lo(r) * hi(r) + x / y + x y, the
+// last term through the fields .x and .y (sroa's integer slicing of the
+// pair, read back as lanes).
 __device__ float half_pairs(const float *p) {
   __half2 a = __floats2half2_rn(p[0], p[1]);
   __half2 b = __hfma2(a, a, __hmul2(a, __float2half2_rn(0.5f)));  // a^2 + a/2
   __half2 c = h2exp(__hneg2(a)) + h2sin(a) + __h2div(b, a);        // e^-a + sin a + a + 1/2
   __half2 r = __halves2half2(__high2half(c), __low2half(c)) * __lowhigh2highlow(a);
   r = __hmax2(r, __habs2(__hsub2(a, a)));                          // r > 0: r
-  return __low2float(r) * __high2float(r) + __low2float(__lows2half2(a, r)) / __high2float(a);
+  __half2 q = make_half2(a.y, a.x) * a;                            // {x y, x y}
+  return __low2float(r) * __high2float(r) + __low2float(__lows2half2(a, r)) / __high2float(a) +
+         __half2float(q.y);
 }
 static double pair_lane(double x) { return exp(-x) + sin(x) + x + 0.5; }
 static double pair_lane_d(double x) { return -exp(-x) + cos(x) + 1; }
 static void half_pairs_want(double x, double y, double *d) {
-  // r = {c(y) * y, c(x) * x}: f = c(x) c(y) x y + x / y.
-  d[0] = (pair_lane_d(x) * x + pair_lane(x)) * pair_lane(y) * y + 1 / y;
-  d[1] = (pair_lane_d(y) * y + pair_lane(y)) * pair_lane(x) * x - x / (y * y);
+  // r = {c(y) * y, c(x) * x}: f = c(x) c(y) x y + x / y + x y.
+  d[0] = (pair_lane_d(x) * x + pair_lane(x)) * pair_lane(y) * y + 1 / y + y;
+  d[1] = (pair_lane_d(y) * y + pair_lane(y)) * pair_lane(x) * x - x / (y * y) + x;
 }
 
 __device__ float bfloat16_pairs(const float *p) {
@@ -104,7 +108,8 @@ __device__ float bfloat16_pairs(const float *p) {
   __nv_bfloat162 b = __hfma2(a, a, __hmul2(a, __float2bfloat162_rn(0.5f)));
   __nv_bfloat162 c = h2exp(__hneg2(a)) + h2sin(a) + __h2div(b, a);
   __nv_bfloat162 r = __halves2bfloat162(__high2bfloat16(c), __low2bfloat16(c)) * __lowhigh2highlow(a);
-  return __low2float(r) * __high2float(r) + __low2float(a) / __high2float(a);
+  __nv_bfloat162 q = make_bfloat162(a.y, a.x) * a;
+  return __low2float(r) * __high2float(r) + __low2float(a) / __high2float(a) + __bfloat162float(q.y);
 }
 
 // The derivatives at the inputs as the kernels see them, rounded.

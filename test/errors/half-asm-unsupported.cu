@@ -4,7 +4,8 @@
 // that skips it: here __float2half_rz (rounding towards zero) and __hadd2_sat
 // (a pair added and clamped to [0, 1]). __halves2half2 packs two 16-bit
 // values whose type only the values around it tell: from memory into memory,
-// nothing does.
+// nothing does. Bits of a pair in integer arithmetic (a sign flip by xor)
+// carry no derivative either.
 // REQUIRES: cuda
 // RUN: not %kinase-cc -g -O0 --cuda-device-only -S %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: not %kinase-cc -g -O2 --cuda-device-only -S %s -o /dev/null 2>&1 | FileCheck %s
@@ -17,6 +18,11 @@ __device__ float saturated(const float *p) {
   return __low2float(__hadd2_sat(a, a));
 }
 __device__ void pack(const __half *w, __half2 *out) { *out = __halves2half2(w[0], w[1]); }
+__device__ float flip(const float *p) {
+  __half2 a = __floats2half2_rn(p[0], p[1]);
+  unsigned bits = *reinterpret_cast<unsigned *>(&a) ^ 0x80008000u;
+  return __low2float(*reinterpret_cast<__half2 *>(&bits));
+}
 
 __global__ void gradient(const float *x, float *dx) {
   // CHECK-DAG: error: kinase: cannot differentiate '{{.*}}toward_zero{{.*}}': it contains inline assembly ('cvt.rz.f16.f32 $0,$1'), which Kinase has no derivative rule for
@@ -26,7 +32,12 @@ __global__ void gradient(const float *x, float *dx) {
 }
 
 __global__ void pack_gradient(const __half *w, __half *dw, __half2 *out, __half2 *dout) {
-  // CHECK-DAG: half-asm-unsupported.cu:19:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}pack{{.*}}': it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them
+  // CHECK-DAG: half-asm-unsupported.cu:20:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}pack{{.*}}': it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them
   __enzyme_autodiff((void *)pack, enzyme_dup, w, dw, enzyme_dup, out, dout);
 }
-// CHECK: 3 errors generated
+
+__global__ void flip_gradient(const float *x, float *dx) {
+  // CHECK-DAG: half-asm-unsupported.cu:23:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}flip{{.*}}': it computes with the bits of a __half2 or __nv_bfloat162 as an integer (other than reading or writing .x and .y), through which no derivative flows
+  __enzyme_autodiff((void *)flip, enzyme_dup, x, dx);
+}
+// CHECK: 4 errors generated

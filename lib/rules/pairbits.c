@@ -125,15 +125,19 @@ static bool is_integer_arithmetic(LLVMValueRef inst) {
   return LLVMIsABinaryOperator(inst) || (LLVMIsACastInst(inst) && !LLVMIsABitCastInst(inst));
 }
 
-/* Slicing instructions left without users, and those they leave so. */
-static void erase_dead(LLVMValueRef inst) {
-  if (!is_slicing(inst) || LLVMGetFirstUse(inst))
-    return;
-  LLVMValueRef operands[2] = {LLVMGetOperand(inst, 0), LLVMGetNumOperands(inst) > 1 ? LLVMGetOperand(inst, 1) : NULL};
-  LLVMInstructionEraseFromParent(inst);
-  for (unsigned k = 0; k < 2; k++)
-    if (operands[k])
-      erase_dead(operands[k]);
+/* Slicing instructions left without users, until none is. */
+static void erase_dead_slicing(LLVMValueRef fn) {
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef inst = LLVMGetFirstInstruction(bb), next; inst; inst = next) {
+        next = LLVMGetNextInstruction(inst);
+        if (is_slicing(inst) && !LLVMGetFirstUse(inst)) {
+          LLVMInstructionEraseFromParent(inst);
+          erased = true;
+        }
+      }
+  }
 }
 
 /* Rewrites, with `rewrite`, the instructions of `fn` of opcode `op`. */
@@ -149,10 +153,8 @@ static void rewrite_all(LLVMValueRef fn, LLVMOpcode op, LLVMValueRef (*rewrite)(
     LLVMValueRef v = rewrite(b, found[k]);
     if (!v)
       continue;
-    LLVMValueRef operand = LLVMGetOperand(found[k], 0);
     LLVMReplaceAllUsesWith(found[k], v);
     LLVMInstructionEraseFromParent(found[k]);
-    erase_dead(operand);
   }
   LLVMDisposeBuilder(b);
   arrfree(found);
@@ -161,6 +163,7 @@ static void rewrite_all(LLVMValueRef fn, LLVMOpcode op, LLVMValueRef (*rewrite)(
 bool pairbits_as_lanes(LLVMValueRef fn, LLVMValueRef subject) {
   rewrite_all(fn, LLVMTrunc, read_lane);
   rewrite_all(fn, LLVMBitCast, built_pair);
+  erase_dead_slicing(fn);
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
       if (is_integer_arithmetic(inst) && (pair_behind(LLVMGetOperand(inst, 0)) ||

@@ -566,6 +566,28 @@ char *asm_describe(LLVMValueRef call);
  * assembly with the IR it means. False, with an error reported, when the
  * inlining brought in assembly without a row. */
 bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject);
+/* Then, once `fn`'s values are registers, the assembly whose type only the
+ * values around it tell (asm.def's any16 rows: a pair of halves packed).
+ * False, with an error reported, where they do not tell. */
+bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject);
+
+/* ---- pairbits.c: the fields of __half2 and __nv_bfloat162 ---- */
+
+/* In `fn`, after asm_lower_pairs: the integer slicing sroa made of field
+ * reads and writes of pairs becomes lane accesses. False, with an error
+ * reported, where bits of a pair stay in other integer arithmetic. */
+bool pairbits_as_lanes(LLVMValueRef fn, LLVMValueRef subject);
+
+/* ---- halfmath.c: hexp, hlog, hsin, h2exp, ... of cuda_fp16.h, cuda_bf16.h ---- */
+
+/* Whether `fn` is a math function of those headers with a row in nvvm.def
+ * (kept a call: not inlined). */
+bool half_math_is_header_function(LLVMValueRef fn);
+/* In `fn`, a copy about to be differentiated: each call of such a function
+ * becomes a call of its wrapper, of half or bfloat type, which has the row;
+ * each call of __float2half, __half2float, __float2bfloat16, ... (integer
+ * code on the host) becomes fptrunc or fpext. */
+void half_math_wrap_calls(LLVMValueRef fn);
 
 /* ---- libdevice.c ---- */
 
@@ -823,10 +845,11 @@ LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef 
                                LLVMValueRef stream, LLVMValueRef subject);
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject);
-/* dsrc += ddst (floats of element_size bytes), then ddst = 0; a NULL dsrc
- * only zeroes ddst. */
+/* dsrc += ddst (elements of type `floats`: float, double, half, bfloat; NULL
+ * when the host never reads the memory as numbers, for the runtime to tell),
+ * then ddst = 0; a NULL dsrc only zeroes ddst. */
 void cuda_copy_reverse(LLVMBuilderRef b, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMValueRef bytes,
-                       LLVMValueRef kind, LLVMValueRef stream, unsigned element_size,
+                       LLVMValueRef kind, LLVMValueRef stream, LLVMTypeRef floats,
                        LLVMValueRef subject);
 /* Puts a deferred release (runtime/kinase_cuda.h) in place of `call`, a
  * free or destroy of the forward sweep, before it; the caller erases it. */

@@ -11,11 +11,29 @@
 
 static pthread_mutex_t library_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUlibrary library; /* loaded once, valid in every context */
-static CUkernel accumulate_kernels[2]; /* f32, f64 */
+static const struct {
+  int element;
+  const char *kernel;
+} accumulate_names[] = {
+    {KINASE_ELEMENT_F32, "kinase_accumulate_f32"},
+    {KINASE_ELEMENT_F64, "kinase_accumulate_f64"},
+    {KINASE_ELEMENT_F16, "kinase_accumulate_f16"},
+    {KINASE_ELEMENT_BF16, "kinase_accumulate_bf16"},
+};
+enum { NELEMENTS = sizeof accumulate_names / sizeof *accumulate_names };
+static CUkernel accumulate_kernels[NELEMENTS];
 
-/* The accumulate kernel for elements of `element_size` bytes, in the
- * current context (the device's primary context, made current first). */
-static CUfunction accumulate_function(int element_size, const char *where) {
+/* Which of accumulate_names `element` is; -1 for none. */
+static int element_index(int element) {
+  for (int i = 0; i < NELEMENTS; i++)
+    if (accumulate_names[i].element == element)
+      return i;
+  return -1;
+}
+
+/* The accumulate kernel for `element`, in the current context (the
+ * device's primary context, made current first). */
+static CUfunction accumulate_function(int element, const char *where) {
   CUcontext context = NULL;
   CHECK(where, cuCtxGetCurrent, &context);
   if (!context)
@@ -24,21 +42,21 @@ static CUfunction accumulate_function(int element_size, const char *where) {
   if (!library) {
     CHECK(where, cuLibraryLoadData, &library, kinase_rt_accumulate_ptx, NULL, NULL, 0, NULL, NULL,
           0);
-    CHECK(where, cuLibraryGetKernel, &accumulate_kernels[0], library, "kinase_accumulate_f32");
-    CHECK(where, cuLibraryGetKernel, &accumulate_kernels[1], library, "kinase_accumulate_f64");
+    for (int i = 0; i < NELEMENTS; i++)
+      CHECK(where, cuLibraryGetKernel, &accumulate_kernels[i], library, accumulate_names[i].kernel);
   }
   pthread_mutex_unlock(&library_lock);
   CUfunction f;
-  CHECK(where, cuKernelGetFunction, &f, accumulate_kernels[element_size == 8]);
+  CHECK(where, cuKernelGetFunction, &f, accumulate_kernels[element_index(element)]);
   return f;
 }
 
 /* a[i] += b[i] for i < n on the device, on `stream`; b[i] = 0 too if zero_b. */
-static void accumulate_on_device(void *a, void *b, size_t n, int zero_b, int element_size,
+static void accumulate_on_device(void *a, void *b, size_t n, int zero_b, int element,
                                  cudaStream_t stream, const char *where) {
   if (n == 0)
     return;
-  CUfunction f = accumulate_function(element_size, where);
+  CUfunction f = accumulate_function(element, where);
   enum { THREADS = 256, MAX_BLOCKS = 4096 };
   size_t blocks = (n + THREADS - 1) / THREADS;
   void *params[] = {&a, &b, &n, &zero_b};
@@ -46,17 +64,44 @@ static void accumulate_on_device(void *a, void *b, size_t n, int zero_b, int ele
         THREADS, 1, 1, 0, (CUstream)stream, params, NULL);
 }
 
-static void accumulate_on_host(void *a, const void *b, size_t n, int element_size) {
-  if (element_size == 4) {
-    float *x = a;
-    const float *y = b;
+#define ACCUMULATE_AS(T, a, b, n)                                                                  \
+  do {                                                                                             \
+    T *x = (a);                                                                                    \
+    const T *y = (b);                                                                              \
+    for (size_t i = 0; i < (n); i++)                                                               \
+      x[i] += y[i];                                                                                \
+  } while (0)
+
+/* bfloat16 is the high half of a float: widened exactly, rounded back to
+ * nearest even (NaN kept a NaN), as the device does. C has no bfloat16
+ * arithmetic that every libgcc can convert. */
+static float bfloat16_to_float(uint16_t bits) {
+  uint32_t wide = (uint32_t)bits << 16;
+  float f;
+  memcpy(&f, &wide, sizeof f);
+  return f;
+}
+static uint16_t float_to_bfloat16(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((bits >> 16) | 0x40u);
+  return (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+/* Half adds as _Float16 (the same bits as __half), rounded to nearest. */
+static void accumulate_on_host(void *a, const void *b, size_t n, int element) {
+  switch (element) {
+  case KINASE_ELEMENT_F32: ACCUMULATE_AS(float, a, b, n); break;
+  case KINASE_ELEMENT_F64: ACCUMULATE_AS(double, a, b, n); break;
+  case KINASE_ELEMENT_F16: ACCUMULATE_AS(_Float16, a, b, n); break;
+  case KINASE_ELEMENT_BF16: {
+    uint16_t *x = a;
+    const uint16_t *y = b;
     for (size_t i = 0; i < n; i++)
-      x[i] += y[i];
-  } else {
-    double *x = a;
-    const double *y = b;
-    for (size_t i = 0; i < n; i++)
-      x[i] += y[i];
+      x[i] = float_to_bfloat16(bfloat16_to_float(x[i]) + bfloat16_to_float(y[i]));
+    break;
+  }
   }
 }
 
@@ -70,34 +115,35 @@ static bool on_device(const void *p, const char *where) {
 }
 
 static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStream_t stream,
-                         int element_size, const char *where);
+                         int element, const char *where);
 
 void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void *stream,
-                           int element_size, const char *where) {
+                           int element, const char *where) {
   if (!ddst || bytes == 0 || dsrc == ddst)
     return;
   kinase_rt_reverse_begin(stream, where);
-  copy_reverse(dsrc, ddst, bytes, kind, stream, element_size, where);
+  copy_reverse(dsrc, ddst, bytes, kind, stream, element, where);
   kinase_rt_reverse_end(stream, where);
 }
 
 static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStream_t stream,
-                         int element_size, const char *where) {
-  if (element_size == 0)
-    element_size = kinase_rt_element_size(ddst) ? kinase_rt_element_size(ddst)
-                                                : kinase_rt_element_size(dsrc);
-  if (element_size == 0)
+                         int element, const char *where) {
+  if (element == 0 && dsrc)
+    element = kinase_rt_element_of(ddst) ? kinase_rt_element_of(ddst) : kinase_rt_element_of(dsrc);
+  if (element == 0 && dsrc)
     kinase_rt_fail(where, "a copy of %zu bytes of device memory whose element type no kernel "
                           "launched here tells, and the host code never reads it as numbers: "
                           "Kinase cannot tell floats from doubles",
                    bytes);
-  if (element_size != 4 && element_size != 8)
-    kinase_rt_fail(where, "the reverse of a copy of elements of %d bytes (floats of 4 or 8)",
-                   element_size);
+  if (dsrc && element_index(element) < 0)
+    kinase_rt_fail(where, "the reverse of a copy of elements of unknown type %d", element);
+  int element_size = dsrc ? KINASE_ELEMENT_SIZE(element) : 1; /* without dsrc, only zeroes */
   /* Both sides hold these elements: the reverse of an earlier copy into the
    * source (a host-to-device copy before a device-to-device one) learns it. */
-  kinase_rt_learn_type(dsrc, element_size, where);
-  kinase_rt_learn_type(ddst, element_size, where);
+  if (dsrc) {
+    kinase_rt_learn_type(dsrc, element, where);
+    kinase_rt_learn_type(ddst, element, where);
+  }
   bool src_device, dst_device;
   switch (kind) {
   case cudaMemcpyHostToHost:
@@ -125,7 +171,7 @@ static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStr
       CHECK(where, cudaMemcpyAsync, b, ddst, bytes, cudaMemcpyDefault, stream);
     }
     zeroed = dst_device && n * (size_t)element_size == bytes;
-    accumulate_on_device(dsrc, b, n, zeroed, element_size, stream, where);
+    accumulate_on_device(dsrc, b, n, zeroed, element, stream, where);
     if (b != ddst)
       CHECK(where, cudaFreeAsync, b, stream);
   } else if (dsrc) {
@@ -135,7 +181,7 @@ static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStr
       CHECK(where, cudaMemcpyAsync, b, ddst, bytes, cudaMemcpyDefault, stream);
     }
     CHECK(where, cudaStreamSynchronize, stream);
-    accumulate_on_host(dsrc, b, n, element_size);
+    accumulate_on_host(dsrc, b, n, element);
     if (b != ddst)
       free(b);
   }

@@ -5,7 +5,7 @@
  *     away after the launch;
  *   - element types: a copy of device memory the host never reads as numbers
  *     has its element type from the kernels launched with that memory
- *     (KINASE_PARAM_F32 / F64), or from a copy reversed before it that
+ *     (KINASE_PARAM_F32 / F64 / F16 / BF16), or from a copy reversed before it that
  *     reached that memory, remembered per allocation. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -32,7 +32,7 @@ void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *pr
 typedef struct {
   CUdeviceptr base;
   size_t size;
-  int element_size;
+  int element; /* KINASE_ELEMENT_* */
 } Typed;
 
 static pthread_mutex_t typed_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,7 +41,7 @@ static size_t ntyped, typed_capacity;
 
 /* An allocation freed and made again at the same place takes its new type
  * from its next launch. */
-void kinase_rt_learn_type(const void *p, int element_size, const char *where) {
+void kinase_rt_learn_type(const void *p, int element, const char *where) {
   CUdeviceptr base;
   size_t size;
   if (!kinase_rt_allocation_of(p, &base, &size))
@@ -54,32 +54,36 @@ void kinase_rt_learn_type(const void *p, int element_size, const char *where) {
     kinase_rt_reserve((void **)&typed, ntyped, &typed_capacity, sizeof *typed, where);
     ntyped++;
   }
-  typed[i] = (Typed){base, size, element_size};
+  typed[i] = (Typed){base, size, element};
   pthread_mutex_unlock(&typed_lock);
 }
 
 void kinase_rt_learn_types(const KinaseKernel *k, void **args, void **shadows, const char *where) {
   for (uint32_t i = 0; i < k->nparams; i++) {
     uint32_t p = k->params[i];
-    int element_size = p & KINASE_PARAM_F32 ? 4 : p & KINASE_PARAM_F64 ? 8 : 0;
-    if (!(p & KINASE_PARAM_POINTER) || !element_size)
+    int element = p & KINASE_PARAM_F32    ? KINASE_ELEMENT_F32
+                  : p & KINASE_PARAM_F64  ? KINASE_ELEMENT_F64
+                  : p & KINASE_PARAM_F16  ? KINASE_ELEMENT_F16
+                  : p & KINASE_PARAM_BF16 ? KINASE_ELEMENT_BF16
+                                          : 0;
+    if (!(p & KINASE_PARAM_POINTER) || !element)
       continue;
-    kinase_rt_learn_type(*(void *const *)args[i], element_size, where);
+    kinase_rt_learn_type(*(void *const *)args[i], element, where);
     if (shadows && shadows[i])
-      kinase_rt_learn_type(shadows[i], element_size, where);
+      kinase_rt_learn_type(shadows[i], element, where);
   }
 }
 
-int kinase_rt_element_size(const void *p) {
+int kinase_rt_element_of(const void *p) {
   CUdeviceptr base;
   size_t size;
   if (!kinase_rt_allocation_of(p, &base, &size))
     return 0;
-  int element_size = 0;
+  int element = 0;
   pthread_mutex_lock(&typed_lock);
   for (size_t i = 0; i < ntyped; i++)
     if (typed[i].base == base && typed[i].size == size)
-      element_size = typed[i].element_size;
+      element = typed[i].element;
   pthread_mutex_unlock(&typed_lock);
-  return element_size;
+  return element;
 }

@@ -149,10 +149,10 @@ void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *pr
  * their shadows, shadows[i] the shadow pointer or NULL) point into. */
 void kinase_rt_learn_types(const KinaseKernel *k, void **args, void **shadows, const char *where);
 /* Remembers that p's allocation, if p is device memory, holds elements of
- * element_size bytes. */
-void kinase_rt_learn_type(const void *p, int element_size, const char *where);
-/* The element size remembered for p's allocation, 0 if none. */
-int kinase_rt_element_size(const void *p);
+ * type `element` (KINASE_ELEMENT_*). */
+void kinase_rt_learn_type(const void *p, int element, const char *where);
+/* The element type remembered for p's allocation, 0 if none. */
+int kinase_rt_element_of(const void *p);
 
 /* ---- cuda_order.c: the reverse sweep's order across streams ---- */
 

@@ -74,6 +74,8 @@ enum {
   KINASE_PARAM_F32 = 1u << 21,     /* a pointer through which only floats move */
   KINASE_PARAM_F64 = 1u << 22,     /* a pointer through which only doubles move */
   KINASE_PARAM_OWNED = 1u << 23,   /* read only, each thread its own part: always 'd' */
+  KINASE_PARAM_F16 = 1u << 24,     /* a pointer through which only __half values move */
+  KINASE_PARAM_BF16 = 1u << 25,    /* a pointer through which only __nv_bfloat16 values move */
 };
 
 /* Kernel-wide facts. */
@@ -186,15 +188,24 @@ void __kinase_before_write(const void *dst, size_t bytes, void *stream, const ch
 
 /* The reverse of a copy of `bytes` from src to dst (cudaMemcpyKind `kind`,
  * cudaMemcpyDefault decided from the pointers): dsrc += ddst element by
- * element (floats of `element_size` bytes: 4 or 8), then ddst = 0.
- * element_size 0: the host code never reads the memory as numbers; the
- * element type is what the kernels launched with it (or its shadow) use,
- * KINASE_PARAM_F32 / F64, which the runtime remembers per allocation, and a
- * copy whose type no launch told is an error at run time. On
+ * element, then ddst = 0. The element is a KINASE_ELEMENT_*, or 0: the host
+ * code never reads the memory as numbers; the element type is then what the
+ * kernels launched with it (or its shadow) use, KINASE_PARAM_F32 / F64 /
+ * F16 / BF16, which the runtime remembers per allocation, and a copy whose
+ * type no launch told is an error at run time. On
  * `stream` (NULL: the default stream); returns once host memory involved
  * is updated. A NULL dsrc only zeroes ddst. */
 void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void *stream,
-                           int element_size, const char *where);
+                           int element, const char *where);
+
+/* The elements of copied memory: the low byte is the size in bytes. */
+enum {
+  KINASE_ELEMENT_F32 = 4,
+  KINASE_ELEMENT_F64 = 8,
+  KINASE_ELEMENT_F16 = 2,
+  KINASE_ELEMENT_BF16 = 0x100 | 2,
+};
+#define KINASE_ELEMENT_SIZE(element) ((element) & 0xff)
 
 /* Shadows of allocations: `how` says which allocator the primal used; and
  * what __kinase_defer_release releases. */

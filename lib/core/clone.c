@@ -148,12 +148,17 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
    * join the copy instead, where their values are recomputed. */
   if (kn_module.gpu)
     rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
+  half_math_wrap_calls(copy);
   rule_inline_void_models(copy);
   if (!asm_lower_known(copy, sig->fn)) {
     LLVMDeleteFunction(copy);
     return false;
   }
   simplify_registers(copy);
+  if (!asm_lower_pairs(copy, sig->fn) || !pairbits_as_lanes(copy, sig->fn)) {
+    LLVMDeleteFunction(copy);
+    return false;
+  }
   copytypes_note(copy);
   simplify_control(copy);
   if (!unwind_detach(copy, sig->fn, unwinds)) {

@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* While analysing: floats of a type not known move through the pointer
- * (KINASE_PARAM_NO_FLOATS is the absence of this, F32 and F64). */
+ * (KINASE_PARAM_NO_FLOATS is the absence of this, F32, F64, F16, BF16). */
 #define MOVES_FLOATS (1u << 31)
 
 static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
@@ -40,7 +40,12 @@ static bool is_scalar_float(LLVMTypeRef t) {
 /* ---- what a kernel does to memory ---- */
 
 /* Simplified copies of the kernel and its callees: clang's allocas (at every
- * -O level, before the pipeline runs) would hide where pointers go. */
+ * -O level, before the pipeline runs) would hide where pointers go. The
+ * half headers' math and assembly are read as half IR first, as in the
+ * copies differentiated (core/clone.c), so that __half memory is seen to
+ * hold halves, not 16-bit integers. Assembly without a row stays as it is:
+ * the derivative refuses it later, with the reason, so errors here are
+ * dropped. */
 typedef struct {
   ValueMap copy_of;     /* function -> its simplified copy */
   LLVMValueRef *copies; /* the copies (a stb_ds array), deleted after */
@@ -51,6 +56,15 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
   LLVMValueRef copy = vmap_get(&e->copy_of, fn);
   if (!copy) {
     copy = clone_function(fn, "kinase.effects");
+    char *dropped = NULL;
+    kn_capture_errors(&dropped);
+    half_math_wrap_calls(copy);
+    if (asm_lower_known(copy, fn)) {
+      simplify_registers(copy);
+      asm_lower_pairs(copy, fn);
+    }
+    kn_capture_errors(NULL);
+    free(dropped);
     simplify_before(copy);
     vmap_put(&e->copy_of, fn, copy);
     arrput(e->copies, copy);
@@ -84,6 +98,10 @@ static uint32_t floats_if(LLVMTypeRef type) {
     return KINASE_PARAM_F32;
   case LLVMDoubleTypeKind:
     return KINASE_PARAM_F64;
+  case LLVMHalfTypeKind:
+    return KINASE_PARAM_F16;
+  case LLVMBFloatTypeKind:
+    return KINASE_PARAM_BF16;
   default:
     return kn_type_has_floats(type) ? MOVES_FLOATS : 0;
   }
@@ -167,8 +185,10 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
       ValueSet seen = {0};
       uint32_t uses = pointer_uses(&e, LLVMGetParam(copy, i), &seen);
       vset_free(&seen);
-      const uint32_t typed = KINASE_PARAM_F32 | KINASE_PARAM_F64, floats = typed | MOVES_FLOATS;
-      bool one_type = !(uses & MOVES_FLOATS) && (uses & typed) != typed;
+      const uint32_t typed = KINASE_PARAM_F32 | KINASE_PARAM_F64 | KINASE_PARAM_F16 | KINASE_PARAM_BF16;
+      const uint32_t floats = typed | MOVES_FLOATS;
+      uint32_t types = uses & typed;
+      bool one_type = !(uses & MOVES_FLOATS) && !(types & (types - 1)); /* at most one bit */
       word |= KINASE_PARAM_POINTER | (uses & ~floats) | (one_type ? uses & typed : 0) |
               (uses & floats ? 0 : KINASE_PARAM_NO_FLOATS);
     } else if (is_scalar_float(type)) {

@@ -73,15 +73,26 @@ void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, L
   kn_call_libc(b, "__kinase_shadow_free", LLVMVoidTypeInContext(kn_module.ctx), args, 4);
 }
 
+/* The runtime's KINASE_ELEMENT_* of `floats`, 0 for none. */
+static unsigned element_of(LLVMTypeRef floats) {
+  switch (floats ? LLVMGetTypeKind(floats) : LLVMVoidTypeKind) {
+  case LLVMFloatTypeKind: return KINASE_ELEMENT_F32;
+  case LLVMDoubleTypeKind: return KINASE_ELEMENT_F64;
+  case LLVMHalfTypeKind: return KINASE_ELEMENT_F16;
+  case LLVMBFloatTypeKind: return KINASE_ELEMENT_BF16;
+  default: return 0;
+  }
+}
+
 void cuda_copy_reverse(LLVMBuilderRef b, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMValueRef bytes,
-                       LLVMValueRef kind, LLVMValueRef stream, unsigned element_size,
+                       LLVMValueRef kind, LLVMValueRef stream, LLVMTypeRef floats,
                        LLVMValueRef subject) {
   LLVMValueRef args[7] = {dsrc ? as_pointer(b, dsrc) : LLVMConstNull(ptr_type()),
                           as_pointer(b, ddst),
                           size_value(b, bytes),
                           LLVMBuildZExtOrBitCast(b, kind, i32_type(), ""),
                           stream,
-                          LLVMConstInt(i32_type(), element_size, 0),
+                          LLVMConstInt(i32_type(), element_of(floats), 0),
                           where_string(b, subject)};
   kn_call_libc(b, "__kinase_copy_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 7);
 }

@@ -270,7 +270,7 @@ static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule)
     if (!is_varied(f, dst) || is_varied(f, LLVMGetOperand(call, 1)))
       return false;
     cuda_copy_reverse(f->b, NULL, tangent_of(f, dst, call), LLVMGetOperand(call, 2),
-                      cuda_kind_operand(rule, call), stream, 4, f->sig->fn);
+                      cuda_kind_operand(rule, call), stream, NULL, f->sig->fn);
     return true;
   default:
     return false;

@@ -477,15 +477,14 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
            kn_function_name(kn_called_function(call)));
       return;
     }
-    /* 0: the host never reads it as numbers; the runtime knows the type
+    /* none: the host never reads it as numbers; the runtime knows the type
      * from the kernels launched with it. */
-    unsigned element = m.floats ? (unsigned)LLVMABISizeOfType(kn_module.layout, m.floats) : moves ? 0 : 4;
     LLVMValueRef kind = rule->kind == RULE_MEMCPY ? cuda_kind_operand(rule, call)
                                                   : LLVMConstInt(i32(), 4, 0);
     cuda_copy_reverse(r->b, moves ? rev_primal(r, rev_shadow_of(r, src, call)) : NULL,
                       rev_primal(r, rev_shadow_of(r, dst, call)),
                       cuda_bytes(r->b, rule, rev_primal(r, LLVMGetOperand(call, 2))),
-                      rev_primal(r, kind), stream, element, r->sig->fn);
+                      rev_primal(r, kind), stream, m.floats, r->sig->fn);
     return;
   }
   default:

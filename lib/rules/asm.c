@@ -15,7 +15,9 @@ typedef enum {
   ASM_TRUNC, ASM_EXTEND,                                   /* conversions */
   ASM_FADD, ASM_FSUB, ASM_FMUL, ASM_FMA, ASM_FNEG, ASM_FABS, ASM_FMIN, ASM_FMAX,
   ASM_RCP_APPROX_FTZ, ASM_DIV_APPROX,                      /* as NVVM intrinsics */
-  ASM_HRCP, ASM_HRSQRT, ASM_HSQRT,                         /* through f32 */
+  ASM_PACK_TRUNC, ASM_SPLAT_TRUNC, ASM_PACK,               /* into pairs */
+  ASM_LANE0, ASM_LANE1,                                    /* out of pairs */
+  ASM_LANES_00, ASM_LANES_10, ASM_LANES_11, ASM_LANES_02, ASM_LANES_13, /* lane moves */
   ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
 } AsmOp;
 
@@ -31,14 +33,17 @@ static const AsmRow asm_table[] = {
 #undef ASM
 };
 
-/* Braces, semicolons and line breaks dropped, blanks squeezed to one, none
- * at the ends or after a comma. */
+/* Braces dropped (a vector operand {lo,hi} reads lo,hi), semicolons and
+ * line breaks too, blanks squeezed to one, none at the ends or after a
+ * comma. */
 static char *normalise(const char *text, size_t len) {
   char *out = malloc(len + 1), *o = out;
   bool blank = false;
   for (size_t k = 0; k < len; k++) {
     char c = text[k];
-    if (c == '{' || c == '}' || c == ';' || isspace((unsigned char)c)) {
+    if (c == '{' || c == '}')
+      continue;
+    if (c == ';' || isspace((unsigned char)c)) {
       blank = true;
       continue;
     }
@@ -141,12 +146,19 @@ static bool reaches_known_asm(LLVMValueRef fn, int depth, ValueSet *seen) {
 /* ---- the replacement ---- */
 
 static LLVMTypeRef type_named(const char *name) {
+  LLVMContextRef ctx = kn_module.ctx;
   if (!strcmp(name, "f16"))
-    return LLVMHalfTypeInContext(kn_module.ctx);
+    return LLVMHalfTypeInContext(ctx);
   if (!strcmp(name, "bf16"))
-    return LLVMBFloatTypeInContext(kn_module.ctx);
-  return LLVMFloatTypeInContext(kn_module.ctx);
+    return LLVMBFloatTypeInContext(ctx);
+  if (!strcmp(name, "v2f16"))
+    return LLVMVectorType(LLVMHalfTypeInContext(ctx), 2);
+  if (!strcmp(name, "v2bf16"))
+    return LLVMVectorType(LLVMBFloatTypeInContext(ctx), 2);
+  return LLVMFloatTypeInContext(ctx);
 }
+
+static bool is_any16(const AsmRow *row) { return !strcmp(row->type, "any16"); }
 
 /* `v` read as `type` (the same bits). */
 static LLVMValueRef as(LLVMBuilderRef b, LLVMValueRef v, LLVMTypeRef type) {
@@ -160,11 +172,24 @@ static LLVMValueRef intrinsic(LLVMBuilderRef b, const char *name, LLVMTypeRef ov
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
-/* hrcp, hrsqrt, hsqrt: the single-precision approximation of the value
- * widened, rounded back. */
-static LLVMValueRef via_f32(LLVMBuilderRef b, const char *name, LLVMValueRef x, LLVMTypeRef t) {
-  LLVMValueRef wide = LLVMBuildFPExt(b, x, LLVMFloatTypeInContext(kn_module.ctx), "");
-  return LLVMBuildFPTrunc(b, intrinsic(b, name, NULL, &wide, 1), t, "");
+static LLVMValueRef lane_index(unsigned k) { return LLVMConstInt(LLVMInt32TypeInContext(kn_module.ctx), k, 0); }
+
+/* The pair {lo, hi} of type t. */
+static LLVMValueRef pair(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef lo, LLVMValueRef hi) {
+  LLVMValueRef v = LLVMBuildInsertElement(b, LLVMGetPoison(t), lo, lane_index(0), "");
+  return LLVMBuildInsertElement(b, v, hi, lane_index(1), "");
+}
+
+/* Lanes a and b of x and y together (0, 1 from x; 2, 3 from y). */
+static LLVMValueRef lanes(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, unsigned a, unsigned c) {
+  LLVMValueRef mask[2] = {lane_index(a), lane_index(c)};
+  return LLVMBuildShuffleVector(b, x, y ? y : LLVMGetPoison(LLVMTypeOf(x)), LLVMConstVector(mask, 2), "");
+}
+
+/* Lane k of the pair x, widened where the result is a float. */
+static LLVMValueRef lane(LLVMBuilderRef b, LLVMValueRef x, unsigned k, LLVMTypeRef result) {
+  LLVMValueRef v = LLVMBuildExtractElement(b, x, lane_index(k), "");
+  return LLVMGetTypeKind(result) == LLVMFloatTypeKind ? LLVMBuildFPExt(b, v, result, "") : v;
 }
 
 static LLVMValueRef compare(LLVMBuilderRef b, LLVMRealPredicate p, LLVMValueRef *x, LLVMTypeRef result) {
@@ -187,9 +212,21 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   case ASM_FMAX: return intrinsic(b, "llvm.maxnum", t, x, 2);
   case ASM_RCP_APPROX_FTZ: return intrinsic(b, "llvm.nvvm.rcp.approx.ftz.f", NULL, x, 1);
   case ASM_DIV_APPROX: return intrinsic(b, "llvm.nvvm.div.approx.f", NULL, x, 2);
-  case ASM_HRCP: return via_f32(b, "llvm.nvvm.rcp.approx.ftz.f", x[0], t);
-  case ASM_HRSQRT: return via_f32(b, "llvm.nvvm.rsqrt.approx.ftz.f", x[0], t);
-  case ASM_HSQRT: return via_f32(b, "llvm.nvvm.sqrt.approx.ftz.f", x[0], t);
+  case ASM_PACK_TRUNC:
+    return pair(b, t, LLVMBuildFPTrunc(b, x[0], LLVMGetElementType(t), ""),
+                LLVMBuildFPTrunc(b, x[1], LLVMGetElementType(t), ""));
+  case ASM_SPLAT_TRUNC: {
+    LLVMValueRef v = LLVMBuildFPTrunc(b, x[0], LLVMGetElementType(t), "");
+    return pair(b, t, v, v);
+  }
+  case ASM_PACK: return pair(b, t, x[0], x[1]);
+  case ASM_LANE0: return lane(b, x[0], 0, result);
+  case ASM_LANE1: return lane(b, x[0], 1, result);
+  case ASM_LANES_00: return lanes(b, x[0], NULL, 0, 0);
+  case ASM_LANES_10: return lanes(b, x[0], NULL, 1, 0);
+  case ASM_LANES_11: return lanes(b, x[0], NULL, 1, 1);
+  case ASM_LANES_02: return lanes(b, x[0], x[1], 0, 2);
+  case ASM_LANES_13: return lanes(b, x[0], x[1], 1, 3);
   case ASM_LT: return compare(b, LLVMRealOLT, x, result);
   case ASM_LE: return compare(b, LLVMRealOLE, x, result);
   case ASM_GT: return compare(b, LLVMRealOGT, x, result);
@@ -200,8 +237,19 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   kn_die("unknown asm operation");
 }
 
-static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row) {
-  LLVMTypeRef t = type_named(row->type), result = LLVMTypeOf(call);
+/* The type `row`'s operands are read as, t the type it computes in: floats
+ * stay floats (conversions), the halves packed into a pair are its lanes. */
+static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v) {
+  switch (row->op) {
+  case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: return LLVMTypeOf(v);
+  case ASM_PACK: return LLVMGetElementType(t);
+  default: return t;
+  }
+}
+
+/* `call` of `row`'s assembly replaced by the IR it means, computing in t. */
+static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row, LLVMTypeRef t) {
+  LLVMTypeRef result = LLVMTypeOf(call);
   LLVMValueRef x[4];
   unsigned n = LLVMGetNumArgOperands(call);
   if (n > 4)
@@ -210,7 +258,7 @@ static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row) {
   LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
   for (unsigned k = 0; k < n; k++) {
     LLVMValueRef v = LLVMGetOperand(call, k);
-    x[k] = row->op == ASM_TRUNC ? v : as(b, v, t); /* a conversion's operand is a float */
+    x[k] = as(b, v, operand_type(row, t, v));
   }
   LLVMValueRef value = compute(b, row, x, t, result);
   LLVMReplaceAllUsesWith(call, as(b, value, result));
@@ -250,12 +298,70 @@ bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
-      if (row_of(inst))
+      if (row_of(inst) && !is_any16(row_of(inst)))
         arrput(calls, inst);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (ptrdiff_t k = 0; k < arrlen(calls); k++)
-    replace(b, calls[k], row_of(calls[k]));
+    replace(b, calls[k], row_of(calls[k]), type_named(row_of(calls[k])->type));
   LLVMDisposeBuilder(b);
   arrfree(calls);
   return true;
+}
+
+/* ---- pairs of halves whose type the assembly does not say ---- */
+
+/* half or bfloat where `v` is the bits of one (a bitcast from it), else NULL. */
+static LLVMTypeRef half_behind(LLVMValueRef v) {
+  if (!LLVMIsABitCastInst(v))
+    return NULL;
+  LLVMTypeRef from = LLVMTypeOf(LLVMGetOperand(v, 0));
+  LLVMTypeKind kind = LLVMGetTypeKind(from);
+  return kind == LLVMHalfTypeKind || kind == LLVMBFloatTypeKind ? from : NULL;
+}
+
+/* The lane type of the pair `call` packs: what its operands were before
+ * they became bits, or what its users read the pair as; NULL where these
+ * say nothing or disagree. */
+static LLVMTypeRef packed_lane_type(LLVMValueRef call) {
+  LLVMTypeRef found = NULL;
+  bool clash = false;
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMTypeRef t = half_behind(LLVMGetOperand(call, k));
+    clash |= t && found && t != found;
+    found = t ? t : found;
+  }
+  for (LLVMUseRef use = LLVMGetFirstUse(call); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    LLVMTypeRef to = LLVMIsABitCastInst(user) ? LLVMTypeOf(user) : NULL;
+    LLVMTypeRef t = to && LLVMGetTypeKind(to) == LLVMVectorTypeKind ? LLVMGetElementType(to) : NULL;
+    if (t && (LLVMGetTypeKind(t) == LLVMHalfTypeKind || LLVMGetTypeKind(t) == LLVMBFloatTypeKind)) {
+      clash |= found && t != found;
+      found = t;
+    }
+  }
+  return clash ? NULL : found;
+}
+
+bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject) {
+  LLVMValueRef *calls = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      if (row_of(inst) && is_any16(row_of(inst)))
+        arrput(calls, inst);
+  bool ok = true;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (ptrdiff_t k = 0; ok && k < arrlen(calls); k++) {
+    LLVMTypeRef t = packed_lane_type(calls[k]);
+    if (!t) {
+      kn_error(calls[k], subject,
+               "it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are "
+               "neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them");
+      ok = false;
+      break;
+    }
+    replace(b, calls[k], row_of(calls[k]), LLVMVectorType(t, 2));
+  }
+  LLVMDisposeBuilder(b);
+  arrfree(calls);
+  return ok;
 }

@@ -64,6 +64,24 @@ PARTIAL(partial_sin_approx) { UNUSED; return other_of_pair(b, X, true, true); }
 PARTIAL(partial_cos_approx) { UNUSED; return other_of_pair(b, X, true, false); }
 PARTIAL(partial_sin_fast) { UNUSED; return other_of_pair(b, X, false, true); }
 PARTIAL(partial_cos_fast) { UNUSED; return other_of_pair(b, X, false, false); }
+/* hsin and hcos (and their pairs): cos and -sin in single precision,
+ * cos.approx and sin.approx of each lane widened, rounded back. */
+static LLVMValueRef lanes_through_f32(LLVMBuilderRef b, const char *name, LLVMValueRef x) {
+  LLVMTypeRef t = LLVMTypeOf(x), f32 = LLVMFloatTypeInContext(kn_module.ctx);
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) {
+    LLVMValueRef wide = LLVMBuildFPExt(b, x, f32, "");
+    return LLVMBuildFPTrunc(b, nvvm_call(b, name, &wide, 1), t, "");
+  }
+  LLVMValueRef v = LLVMGetPoison(t);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
+  for (unsigned k = 0; k < LLVMGetVectorSize(t); k++) {
+    LLVMValueRef lane = LLVMBuildExtractElement(b, x, LLVMConstInt(i32, k, 0), "");
+    v = LLVMBuildInsertElement(b, v, lanes_through_f32(b, name, lane), LLVMConstInt(i32, k, 0), "");
+  }
+  return v;
+}
+PARTIAL(partial_half_sin) { UNUSED; return lanes_through_f32(b, "llvm.nvvm.cos.approx.ftz.f", X); }
+PARTIAL(partial_half_cos) { UNUSED; return math_fneg(b, lanes_through_f32(b, "llvm.nvvm.sin.approx.ftz.f", X)); }
 /* __powf(x, e) = 2^(e log2 x): as pow, through __powf and __logf. */
 PARTIAL(partial_pow_fast) { UNUSED; return partial_pow_with(b, args, y, i, "fast_pow", "fast_log"); }
 /* rcbrt(x) = x^-1/3: -1/3 x^-4/3 = -y / (3 x). */

@@ -186,7 +186,7 @@ static void build_index(void) {
 
 bool rule_inlinable(LLVMValueRef callee) {
   return callee && !LLVMIsDeclaration(callee) && !rule_for_function(callee) && !registry_of(callee) &&
-         !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee));
+         !half_math_is_header_function(callee) && !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee));
 }
 
 /* Marks fn's calls that rule_inlinable takes to be inlined. */

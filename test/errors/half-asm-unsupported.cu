@@ -1,8 +1,11 @@
 // CUDA's half headers write arithmetic as inline assembly; Kinase reads the
 // instructions of lib/rules/asm.def (add.f16, cvt.rn.f16.f32, ...) and
 // refuses the others with an error naming the assembly, never a derivative
-// that skips it: here __float2half_rz (rounding towards zero) and hexp (an
-// approximation of several instructions with special cases).
+// that skips it: here __float2half_rz (rounding towards zero) and __hadd2_sat
+// (a pair added and clamped to [0, 1]). __halves2half2 packs two 16-bit
+// values whose type only the values around it tell: from memory into memory,
+// nothing does. Bits of a pair in integer arithmetic (a sign flip by xor)
+// carry no derivative either.
 // REQUIRES: cuda
 // RUN: not %kinase-cc -g -O0 --cuda-device-only -S %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: not %kinase-cc -g -O2 --cuda-device-only -S %s -o /dev/null 2>&1 | FileCheck %s
@@ -10,12 +13,31 @@
 #include <cuda_fp16.h>
 
 __device__ float toward_zero(const float *p) { return __half2float(__float2half_rz(p[0])); }
-__device__ float exponential(const float *p) { return __half2float(hexp(__float2half(p[0]))); }
+__device__ float saturated(const float *p) {
+  __half2 a = __float2half2_rn(p[0]);
+  return __low2float(__hadd2_sat(a, a));
+}
+__device__ void pack(const __half *w, __half2 *out) { *out = __halves2half2(w[0], w[1]); }
+__device__ float flip(const float *p) {
+  __half2 a = __floats2half2_rn(p[0], p[1]);
+  unsigned bits = *reinterpret_cast<unsigned *>(&a) ^ 0x80008000u;
+  return __low2float(*reinterpret_cast<__half2 *>(&bits));
+}
 
 __global__ void gradient(const float *x, float *dx) {
   // CHECK-DAG: error: kinase: cannot differentiate '{{.*}}toward_zero{{.*}}': it contains inline assembly ('cvt.rz.f16.f32 $0,$1'), which Kinase has no derivative rule for
   __enzyme_autodiff((void *)toward_zero, enzyme_dup, x, dx);
-  // CHECK-DAG: error: kinase: cannot differentiate '{{.*}}exponential{{.*}}': it contains inline assembly ('{{.*}}ex2.approx.ftz.f32{{.*}}'), which Kinase has no derivative rule for
-  __enzyme_fwddiff((void *)exponential, enzyme_dup, x, dx);
+  // CHECK-DAG: error: kinase: cannot differentiate '{{.*}}saturated{{.*}}': it contains inline assembly ('add.sat.f16x2 $0,$1,$2'), which Kinase has no derivative rule for
+  __enzyme_fwddiff((void *)saturated, enzyme_dup, x, dx);
 }
-// CHECK: 2 errors generated
+
+__global__ void pack_gradient(const __half *w, __half *dw, __half2 *out, __half2 *dout) {
+  // CHECK-DAG: half-asm-unsupported.cu:20:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}pack{{.*}}': it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them
+  __enzyme_autodiff((void *)pack, enzyme_dup, w, dw, enzyme_dup, out, dout);
+}
+
+__global__ void flip_gradient(const float *x, float *dx) {
+  // CHECK-DAG: half-asm-unsupported.cu:23:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}flip{{.*}}': it computes with the bits of a __half2 or __nv_bfloat162 as an integer (other than reading or writing .x and .y), through which no derivative flows
+  __enzyme_autodiff((void *)flip, enzyme_dup, x, dx);
+}
+// CHECK: 4 errors generated

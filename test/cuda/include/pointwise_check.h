@@ -16,6 +16,7 @@
  *       each against want(x, y, d) (d[0] = df/dx, d[1] = df/dy), with
  *       check_close; dev_* come from requests inside a kernel
  *   pointwise_all<T, f>("what", in, d_in, n, want, rtol);   all of these for f
+ *   pointwise_grid(in, n, lo, hi);            n points spread over [lo, hi]^2
  */
 #ifndef KINASE_TEST_POINTWISE_CHECK_H
 #define KINASE_TEST_POINTWISE_CHECK_H
@@ -121,6 +122,15 @@ static void pointwise_all(const char *what, const T *in, const T *d_in, int n,
   pointwise_device<T, f>(d_in, n, dgrad, dtan);
   pointwise_check(what, in, n, want, grad, tan, dgrad, dtan, rtol);
   free(grad);
+}
+
+/* n points (in[2i], in[2i+1]) spread over [lo, hi]^2: x evenly, y by the
+ * golden ratio's fractional parts. */
+template <class T> static void pointwise_grid(T *in, int n, double lo, double hi) {
+  for (int i = 0; i < n; i++) {
+    in[2 * i] = (T)(lo + (hi - lo) * (i + 0.5) / n);
+    in[2 * i + 1] = (T)(lo + (hi - lo) * fmod(0.618034 * i, 1.0));
+  }
 }
 
 #endif

@@ -11,8 +11,10 @@
  *   the one the sweep had;
  * - across blocks only into a block that runs exactly when its own does
  *   (control-equivalent: one dominates, the other post-dominates, neither
- *   on a cycle) when no block reversed in between touches shadow memory;
- *   otherwise it is done at the end of its block. */
+ *   on a cycle) when no block that may run in between touches shadow
+ *   memory (found on the CFG: the order blocks are reversed in is not the
+ *   order their reverses run in); otherwise it is done at the end of its
+ *   block. */
 #include "reverse.h"
 #include <stb/stb_ds.h>
 
@@ -37,34 +39,40 @@ static bool block_touches_shadows(Reverse *r, LLVMBasicBlockRef bb) {
   return false;
 }
 
-/* Whether every path from `from` to the return passes `through`. */
-static bool returns_through(Reverse *r, LLVMBasicBlockRef from, LLVMBasicBlockRef through) {
+/* The blocks that may run after `from` and before `to`: whether one of
+ * them returns without passing `to` (then `to` does not run whenever
+ * `from` does), and whether one touches shadow memory. */
+static void between(Reverse *r, LLVMBasicBlockRef from, LLVMBasicBlockRef to, bool *escapes,
+                    bool *touches) {
   ValueSet seen = {0};
   LLVMBasicBlockRef *stack = NULL;
-  arrput(stack, from);
-  bool escapes = false;
-  while (arrlen(stack) && !escapes) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+  for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++)
+    arrput(stack, LLVMGetSuccessor(term, i));
+  *escapes = *touches = false;
+  while (arrlen(stack)) {
     LLVMBasicBlockRef bb = arrpop(stack);
-    if (bb == through || !vset_add(&seen, LLVMBasicBlockAsValue(bb)))
+    if (bb == to || !vset_add(&seen, LLVMBasicBlockAsValue(bb)))
       continue;
-    escapes = bb == r->ret_block;
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++)
-      arrput(stack, LLVMGetSuccessor(term, i));
+    *escapes |= bb == r->ret_block;
+    *touches |= block_touches_shadows(r, bb);
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+    for (unsigned i = 0, n = t ? LLVMGetNumSuccessors(t) : 0; i < n; i++)
+      arrput(stack, LLVMGetSuccessor(t, i));
   }
   arrfree(stack);
   vset_free(&seen);
-  return !escapes;
 }
 
-/* Whether `earlier` (reversed later) runs exactly when `bb` does. */
-static bool control_equivalent(Reverse *r, LLVMBasicBlockRef earlier, LLVMBasicBlockRef bb) {
-  return !cfg_on_cycle(earlier) && !cfg_on_cycle(bb) && cfg_dominates(r->cfg, earlier, bb) &&
-         returns_through(r, earlier, bb);
+/* Clears held in one block's reverse, or carried to another's: only that
+ * one places them (the reverses of the blocks generated in between run at
+ * other times), and holds no others. */
+static bool placing_here(Reverse *r) {
+  return r->clears_land == PTRDIFF_MAX || r->clears_land == r->reversing;
 }
 
 void rev_hold_clear(Reverse *r, LLVMValueRef clear) {
-  if (!kn_module.gpu)
+  if (!kn_module.gpu || !placing_here(r))
     return;
   LLVMInstructionRemoveFromParent(clear);
   arrput(r->held_clears, clear);
@@ -78,22 +86,29 @@ void rev_flush_clears(Reverse *r) {
 }
 
 void rev_clears_before(Reverse *r, LLVMValueRef inst) {
-  if (arrlen(r->held_clears) && reverse_touches_shadows(r, inst))
+  if (arrlen(r->held_clears) && placing_here(r) && reverse_touches_shadows(r, inst))
     rev_flush_clears(r);
 }
 
-/* Blocks are reversed from the last of r->blocks to the first. */
+/* Carried to the nearest dominating block, if it runs exactly when this
+ * one does and nothing that runs between them touches shadow memory. Blocks are
+ * reversed from the last of r->blocks to the first; r->blocks is in
+ * reverse post-order, so a dominating block comes earlier. */
 void rev_clears_at_block_end(Reverse *r, ptrdiff_t k) {
-  if (!arrlen(r->held_clears) || k > r->clears_land)
+  if (!arrlen(r->held_clears) || !placing_here(r))
     return;
   LLVMBasicBlockRef bb = r->blocks[k];
-  for (ptrdiff_t j = k - 1; j >= 0; j--) {
-    if (control_equivalent(r, r->blocks[j], bb)) {
+  for (ptrdiff_t j = k - 1; j >= 0 && !cfg_on_cycle(bb); j--) {
+    LLVMBasicBlockRef earlier = r->blocks[j];
+    if (cfg_on_cycle(earlier) || !cfg_dominates(r->cfg, earlier, bb))
+      continue;
+    bool escapes, touches;
+    between(r, earlier, bb, &escapes, &touches);
+    if (!escapes && !touches) {
       r->clears_land = j;
       return;
     }
-    if (block_touches_shadows(r, r->blocks[j]))
-      break;
+    break; /* a farther block has these blocks between it and bb too */
   }
   rev_flush_clears(r);
 }

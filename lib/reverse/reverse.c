@@ -95,6 +95,7 @@ static void leave_counted_header(Reverse *r, CountedLoop *loop, PhiAdjoint *phis
 
 static void reverse_block(Reverse *r, ptrdiff_t k) {
   LLVMBasicBlockRef bb = r->blocks[k];
+  r->reversing = k;
   LLVMPositionBuilderAtEnd(r->b, reverse_of(r, bb));
   PhiAdjoint *phis = NULL;
   for (LLVMValueRef inst = LLVMGetLastInstruction(bb); inst && !r->failed;

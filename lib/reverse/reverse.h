@@ -85,6 +85,7 @@ typedef struct {
   HeldAdd *warp_adds;      /* rev: adds the lanes of a warp may share, not yet emitted */
   LLVMValueRef *held_clears; /* rev: stores of 0 into shadows, not yet placed (clears.c) */
   ptrdiff_t clears_land;   /* the index in blocks whose reverse places them */
+  ptrdiff_t reversing;     /* the index in blocks of the block being reversed */
   LLVMValueRef *final_stores; /* aug stores made after the reverse sweep instead (final.c) */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
   Placeholder *placeholders;

@@ -35,10 +35,10 @@
 //
 // Pairs are vectors: the derivative of __hmul2 and __hfma2 is vector IR.
 // IR-LABEL: define {{.*}} @__kinase_krev_nd_{{.*}}pointwise_kernel{{.*}}half_pairs{{.*}}(
-// IR:         fmul <2 x half>
+// IR:         fmul contract <2 x half>
 // IR:         ret void
 // IR-LABEL: define {{.*}} @__kinase_krev_nd_{{.*}}pointwise_kernel{{.*}}bfloat16_pairs{{.*}}(
-// IR:         fmul <2 x bfloat>
+// IR:         fmul contract <2 x bfloat>
 // IR:         ret void
 
 #include <kinase.h>

@@ -66,7 +66,7 @@ static inline void require_device(void) {
 }
 
 /* Device memory, remembered for device_free_all. */
-static void *device_ptrs_[32];
+static void *device_ptrs_[256];
 static int device_nptrs_;
 
 template <class T> static T *device_alloc(size_t n) {

@@ -23,9 +23,19 @@ static const struct {
     {"enzyme_out", ACT_OUT},
 };
 
-/* Markers of Enzyme's batch mode and other options, not supported yet. */
-static const char *const unsupported_markers[] = {
-    "enzyme_width", "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_primal_return", "enzyme_noret", "enzyme_scalar", "enzyme_vector",
+/* Markers of Enzyme options not supported yet, and what they ask for. */
+typedef struct {
+  const char *name, *what;
+} UnsupportedMarker;
+
+static const UnsupportedMarker unsupported_markers[] = {
+    {"enzyme_width", "Enzyme's batch mode"},
+    {"enzyme_dupv", "Enzyme's batch mode"},
+    {"enzyme_dupnoneedv", "Enzyme's batch mode"},
+    {"enzyme_scalar", "Enzyme's batch mode"},
+    {"enzyme_vector", "Enzyme's batch mode"},
+    {"enzyme_primal_return", "the primal result returned with the derivative"},
+    {"enzyme_noret", "no result returned"},
 };
 
 /* A marker global is named like the marker; as a C++ internal variable
@@ -47,11 +57,11 @@ static LLVMValueRef marker_global(LLVMValueRef arg) {
   return LLVMIsAGlobalVariable(v) ? v : NULL;
 }
 
-static const char *unsupported_marker(LLVMValueRef arg) {
+static const UnsupportedMarker *unsupported_marker(LLVMValueRef arg) {
   LLVMValueRef v = marker_global(arg);
   for (size_t i = 0; v && i < sizeof unsupported_markers / sizeof *unsupported_markers; i++)
-    if (is_marker_name(kn_value_name(v), unsupported_markers[i]))
-      return unsupported_markers[i];
+    if (is_marker_name(kn_value_name(v), unsupported_markers[i].name))
+      return &unsupported_markers[i];
   return NULL;
 }
 
@@ -182,9 +192,10 @@ static bool collect_actual(Request *r) {
     return false;
   for (unsigned k = 0; k < n; k++) {
     LLVMValueRef arg = ops[k];
-    if (unsupported_marker(arg))
-      return request_error(r, "marker '%s' (Enzyme's batch mode) is not supported yet",
-                           unsupported_marker(arg));
+    const UnsupportedMarker *unsupported = unsupported_marker(arg);
+    if (unsupported)
+      return request_error(r, "marker '%s' (%s) is not supported yet", unsupported->name,
+                           unsupported->what);
     /* enzyme_nocache: the caller promises that nothing changes the next
      * argument's memory between the two sweeps, so that Enzyme may leave
      * its values off the tape. A hint: Kinase records what it needs. */

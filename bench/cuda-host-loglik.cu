@@ -89,24 +89,34 @@ static int run_size(int b, int n) {
   std::vector<float> want(th.size()), got(th.size());
   CHECK(cudaMemcpy(want.data(), d_dth, tb, cudaMemcpyDeviceToHost));
 
-  auto host_request = [&] {
-    CHECK(cudaMemsetAsync(d_dth, 0, tb));
-    CHECK(cudaMemcpyAsync(d_dlogL, ones.data(), b * sizeof(float), cudaMemcpyHostToDevice));
+  auto host = [&] {
     __enzyme_autodiff((void *)compute_logLs, enzyme_dupnoneed, d_logL, d_dlogL, enzyme_dup, d_th,
                       d_dth, enzyme_const, d_x, n, b);
   };
-  /* The seed and the gradient's zeroing are the caller's, as for the hand
-   * kernel's output: time the request alone. */
-  float kinase_ms = median_ms([&] {
-    __enzyme_autodiff((void *)compute_logLs, enzyme_dupnoneed, d_logL, d_dlogL, enzyme_dup, d_th,
-                      d_dth, enzyme_const, d_x, n, b);
-  });
-  host_request();
-  CHECK(cudaDeviceSynchronize());
-  CHECK(cudaGetLastError());
-  CHECK(cudaMemcpy(got.data(), d_dth, tb, cudaMemcpyDeviceToHost));
-  double host_error = max_relative_error(got, want);
+  auto device = [&] { device_request<<<grid, BLOCK>>>(d_logL, d_dlogL, d_th, d_dth, d_x, n, b); };
+  /* The variants with logL needed. */
+  auto host_needed = [&] {
+    __enzyme_autodiff((void *)compute_logLs, enzyme_dup, d_logL, d_dlogL, enzyme_dup, d_th, d_dth,
+                      enzyme_const, d_x, n, b);
+  };
+  auto device_needed = [&] {
+    device_request_needed<<<grid, BLOCK>>>(d_logL, d_dlogL, d_th, d_dth, d_x, n, b);
+  };
+  /* A request's gradient from zeroed dthetas and seeds of 1, against the
+   * hand kernel's. The seed and the zeroing are the caller's, as for the
+   * hand kernel's output: the timings are of the requests alone. */
+  auto error_of = [&](auto request) {
+    CHECK(cudaMemsetAsync(d_dth, 0, tb));
+    CHECK(cudaMemcpy(d_dlogL, ones.data(), b * sizeof(float), cudaMemcpyHostToDevice));
+    request();
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(got.data(), d_dth, tb, cudaMemcpyDeviceToHost));
+    return max_relative_error(got, want);
+  };
 
+  float kinase_ms = median_ms(host);
+  double host_error = error_of(host);
   printf("B=%-9d N=%-7d primal %8.3f ms  hand %8.3f ms  kinase host-level %8.3f ms (%.2fx, "
          "err %.1e)\n",
          b, n, primal, hand, kinase_ms, kinase_ms / hand, host_error);
@@ -114,40 +124,19 @@ static int run_size(int b, int n) {
 
   /* The device-side request: out of device heap is an error that ends the
    * context, so it goes last. */
-  device_request<<<grid, BLOCK>>>(d_logL, d_dlogL, d_th, d_dth, d_x, n, b);
+  device();
   cudaError_t device_status = cudaDeviceSynchronize();
   if (device_status != cudaSuccess) {
     printf("%31s device-side request failed: %s\n", "", cudaGetErrorString(device_status));
     return host_error < 1e-3 ? 0 : 1;
   }
-  float device_ms = median_ms([&] {
-    device_request<<<grid, BLOCK>>>(d_logL, d_dlogL, d_th, d_dth, d_x, n, b);
-  });
-  CHECK(cudaMemsetAsync(d_dth, 0, tb));
-  CHECK(cudaMemcpy(d_dlogL, ones.data(), b * sizeof(float), cudaMemcpyHostToDevice));
-  device_request<<<grid, BLOCK>>>(d_logL, d_dlogL, d_th, d_dth, d_x, n, b);
-  CHECK(cudaDeviceSynchronize());
-  CHECK(cudaMemcpy(got.data(), d_dth, tb, cudaMemcpyDeviceToHost));
-  double device_error = max_relative_error(got, want);
-
+  float device_ms = median_ms(device);
+  double device_error = error_of(device);
   printf("%31s device-side request %8.3f ms (%.2fx, err %.1e)\n", "", device_ms,
          device_ms / hand, device_error);
 
-  /* The variants with logL needed: host-level and device-side. */
-  float host_needed_ms = median_ms([&] {
-    __enzyme_autodiff((void *)compute_logLs, enzyme_dup, d_logL, d_dlogL, enzyme_dup, d_th, d_dth,
-                      enzyme_const, d_x, n, b);
-  });
-  float device_needed_ms = median_ms([&] {
-    device_request_needed<<<grid, BLOCK>>>(d_logL, d_dlogL, d_th, d_dth, d_x, n, b);
-  });
-  CHECK(cudaMemsetAsync(d_dth, 0, tb));
-  CHECK(cudaMemcpy(d_dlogL, ones.data(), b * sizeof(float), cudaMemcpyHostToDevice));
-  device_request_needed<<<grid, BLOCK>>>(d_logL, d_dlogL, d_th, d_dth, d_x, n, b);
-  CHECK(cudaDeviceSynchronize());
-  CHECK(cudaGetLastError());
-  CHECK(cudaMemcpy(got.data(), d_dth, tb, cudaMemcpyDeviceToHost));
-  double needed_error = max_relative_error(got, want);
+  float host_needed_ms = median_ms(host_needed), device_needed_ms = median_ms(device_needed);
+  double needed_error = std::max(error_of(host_needed), error_of(device_needed));
   printf("%31s logL needed: host-level %8.3f ms (%.2fx), device-side %8.3f ms (%.2fx, err %.1e)\n",
          "", host_needed_ms, host_needed_ms / hand, device_needed_ms, device_needed_ms / hand,
          needed_error);

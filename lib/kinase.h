@@ -571,6 +571,11 @@ bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject);
  * False, with an error reported, where they do not tell. */
 bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject);
 
+/* The pair {lo, hi} of the <2 x half> or <2 x bfloat> type t, and the
+ * index of lane k, for the code that builds pairs (asm.c, pairbits.c). */
+LLVMValueRef asm_pair(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef lo, LLVMValueRef hi);
+LLVMValueRef asm_lane_index(unsigned k);
+
 /* ---- pairbits.c: the fields of __half2 and __nv_bfloat162 ---- */
 
 /* In `fn`, after asm_lower_pairs: the integer slicing sroa made of field

@@ -222,6 +222,7 @@ static void generate(Job *job) {
     ok = false;
   }
   LLVMValueRef fns[2] = {job->aug, job->deriv};
+  LLVMFastMathFlags fast_math = kn_common_fast_math(job->sig.fn);
   for (int i = 0; i < 2; i++) {
     if (!fns[i])
       continue;
@@ -230,7 +231,7 @@ static void generate(Job *job) {
       continue;
     }
     strip_debug_locations(fns[i]);
-    kn_grant_fast_math(fns[i], kn_common_fast_math(job->sig.fn));
+    kn_grant_fast_math(fns[i], fast_math);
     simplify_after(fns[i]);
     if (kn_module.gpu && fns[i] == job->deriv && job->sig.mode != MODE_FORWARD)
       simplify_unroll_loops(fns[i], DEVICE_REVERSE_UNROLL);

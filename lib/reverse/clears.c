@@ -45,22 +45,14 @@ static bool block_touches_shadows(Reverse *r, LLVMBasicBlockRef bb) {
 static void between(Reverse *r, LLVMBasicBlockRef from, LLVMBasicBlockRef to, bool *escapes,
                     bool *touches) {
   ValueSet seen = {0};
-  LLVMBasicBlockRef *stack = NULL;
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
-  for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++)
-    arrput(stack, LLVMGetSuccessor(term, i));
+  vset_add(&seen, LLVMBasicBlockAsValue(to));
+  LLVMBasicBlockRef *reached = cfg_reverse_post_order_from(from, &seen); /* from first */
   *escapes = *touches = false;
-  while (arrlen(stack)) {
-    LLVMBasicBlockRef bb = arrpop(stack);
-    if (bb == to || !vset_add(&seen, LLVMBasicBlockAsValue(bb)))
-      continue;
-    *escapes |= bb == r->ret_block;
-    *touches |= block_touches_shadows(r, bb);
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-    for (unsigned i = 0, n = t ? LLVMGetNumSuccessors(t) : 0; i < n; i++)
-      arrput(stack, LLVMGetSuccessor(t, i));
+  for (ptrdiff_t i = 1; i < arrlen(reached); i++) {
+    *escapes |= reached[i] == r->ret_block;
+    *touches |= block_touches_shadows(r, reached[i]);
   }
-  arrfree(stack);
+  arrfree(reached);
   vset_free(&seen);
 }
 

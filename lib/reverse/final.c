@@ -55,22 +55,14 @@ static bool observed_later(Reverse *r, LLVMValueRef store) {
     if (may_observe(r, inst))
       return true;
   ValueSet seen = {0};
-  LLVMBasicBlockRef *stack = NULL;
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMGetInstructionParent(store));
-  for (unsigned i = 0, n = LLVMGetNumSuccessors(term); i < n; i++)
-    arrput(stack, LLVMGetSuccessor(term, i));
+  /* The store's block first, not again: it is on no cycle. */
+  LLVMBasicBlockRef *reached = cfg_reverse_post_order_from(LLVMGetInstructionParent(store), &seen);
   bool observed = false;
-  while (arrlen(stack) && !observed) {
-    LLVMBasicBlockRef bb = arrpop(stack);
-    if (!vset_add(&seen, LLVMBasicBlockAsValue(bb)))
-      continue;
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && !observed; inst = LLVMGetNextInstruction(inst))
+  for (ptrdiff_t i = 1; i < arrlen(reached) && !observed; i++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(reached[i]); inst && !observed;
+         inst = LLVMGetNextInstruction(inst))
       observed = may_observe(r, inst);
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-    for (unsigned i = 0, n = t ? LLVMGetNumSuccessors(t) : 0; i < n; i++)
-      arrput(stack, LLVMGetSuccessor(t, i));
-  }
-  arrfree(stack);
+  arrfree(reached);
   vset_free(&seen);
   return observed;
 }

@@ -172,23 +172,22 @@ static LLVMValueRef intrinsic(LLVMBuilderRef b, const char *name, LLVMTypeRef ov
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
-static LLVMValueRef lane_index(unsigned k) { return LLVMConstInt(LLVMInt32TypeInContext(kn_module.ctx), k, 0); }
+LLVMValueRef asm_lane_index(unsigned k) { return LLVMConstInt(LLVMInt32TypeInContext(kn_module.ctx), k, 0); }
 
-/* The pair {lo, hi} of type t. */
-static LLVMValueRef pair(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef lo, LLVMValueRef hi) {
-  LLVMValueRef v = LLVMBuildInsertElement(b, LLVMGetPoison(t), lo, lane_index(0), "");
-  return LLVMBuildInsertElement(b, v, hi, lane_index(1), "");
+LLVMValueRef asm_pair(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef lo, LLVMValueRef hi) {
+  LLVMValueRef v = LLVMBuildInsertElement(b, LLVMGetPoison(t), lo, asm_lane_index(0), "");
+  return LLVMBuildInsertElement(b, v, hi, asm_lane_index(1), "");
 }
 
 /* Lanes a and b of x and y together (0, 1 from x; 2, 3 from y). */
 static LLVMValueRef lanes(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, unsigned a, unsigned c) {
-  LLVMValueRef mask[2] = {lane_index(a), lane_index(c)};
+  LLVMValueRef mask[2] = {asm_lane_index(a), asm_lane_index(c)};
   return LLVMBuildShuffleVector(b, x, y ? y : LLVMGetPoison(LLVMTypeOf(x)), LLVMConstVector(mask, 2), "");
 }
 
 /* Lane k of the pair x, widened where the result is a float. */
 static LLVMValueRef lane(LLVMBuilderRef b, LLVMValueRef x, unsigned k, LLVMTypeRef result) {
-  LLVMValueRef v = LLVMBuildExtractElement(b, x, lane_index(k), "");
+  LLVMValueRef v = LLVMBuildExtractElement(b, x, asm_lane_index(k), "");
   return LLVMGetTypeKind(result) == LLVMFloatTypeKind ? LLVMBuildFPExt(b, v, result, "") : v;
 }
 
@@ -213,13 +212,13 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   case ASM_RCP_APPROX_FTZ: return intrinsic(b, "llvm.nvvm.rcp.approx.ftz.f", NULL, x, 1);
   case ASM_DIV_APPROX: return intrinsic(b, "llvm.nvvm.div.approx.f", NULL, x, 2);
   case ASM_PACK_TRUNC:
-    return pair(b, t, LLVMBuildFPTrunc(b, x[0], LLVMGetElementType(t), ""),
+    return asm_pair(b, t, LLVMBuildFPTrunc(b, x[0], LLVMGetElementType(t), ""),
                 LLVMBuildFPTrunc(b, x[1], LLVMGetElementType(t), ""));
   case ASM_SPLAT_TRUNC: {
     LLVMValueRef v = LLVMBuildFPTrunc(b, x[0], LLVMGetElementType(t), "");
-    return pair(b, t, v, v);
+    return asm_pair(b, t, v, v);
   }
-  case ASM_PACK: return pair(b, t, x[0], x[1]);
+  case ASM_PACK: return asm_pair(b, t, x[0], x[1]);
   case ASM_LANE0: return lane(b, x[0], 0, result);
   case ASM_LANE1: return lane(b, x[0], 1, result);
   case ASM_LANES_00: return lanes(b, x[0], NULL, 0, 0);

@@ -32,8 +32,6 @@ static bool is_int(LLVMValueRef v, long long value) {
   return LLVMIsAConstantInt(v) && LLVMConstIntGetSExtValue(v) == value;
 }
 
-static LLVMValueRef lane_index(unsigned k) { return LLVMConstInt(LLVMInt32TypeInContext(kn_module.ctx), k, 0); }
-
 /* The two 16-bit lanes of the integer `v` (lane 0 the low half), as i16
  * values, NULL for a lane known to be 0 or undefined; false where `v` is
  * not made of lanes this way. New values are built with `b`. */
@@ -45,7 +43,7 @@ static bool lanes_of(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef lane[2], int
   if (pair) {
     LLVMTypeRef i16 = LLVMInt16TypeInContext(kn_module.ctx);
     for (unsigned k = 0; k < 2; k++)
-      lane[k] = LLVMBuildBitCast(b, LLVMBuildExtractElement(b, pair, lane_index(k), ""), i16, "");
+      lane[k] = LLVMBuildBitCast(b, LLVMBuildExtractElement(b, pair, asm_lane_index(k), ""), i16, "");
     return true;
   }
   if (!LLVMIsAInstruction(v) || depth > 8)
@@ -111,13 +109,10 @@ static LLVMValueRef built_pair(LLVMBuilderRef b, LLVMValueRef cast) {
   if (LLVMGetTypeKind(t) != LLVMVectorTypeKind || LLVMGetVectorSize(t) != 2 ||
       !is_lane_type(LLVMGetElementType(t)) || !is_slicing(x) || !lanes_of(b, x, lanes, 0))
     return NULL;
-  LLVMValueRef v = LLVMGetPoison(t);
-  for (unsigned k = 0; k < 2; k++) {
-    LLVMValueRef lane = lanes[k] ? LLVMBuildBitCast(b, lanes[k], LLVMGetElementType(t), "")
-                                 : LLVMConstNull(LLVMGetElementType(t));
-    v = LLVMBuildInsertElement(b, v, lane, lane_index(k), "");
-  }
-  return v;
+  for (unsigned k = 0; k < 2; k++)
+    lanes[k] = lanes[k] ? LLVMBuildBitCast(b, lanes[k], LLVMGetElementType(t), "")
+                        : LLVMConstNull(LLVMGetElementType(t));
+  return asm_pair(b, t, lanes[0], lanes[1]);
 }
 
 /* Arithmetic on integers: what the bits of a pair must not meet. */

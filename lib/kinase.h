@@ -227,11 +227,15 @@ void abi_reset(void);
 LLVMValueRef *abi_reverse_sweeps(void);
 /* Forgets the tape slots of requests in `fn`, which is about to go. */
 void abi_drop_tape_slots_in(LLVMValueRef fn);
-/* For generated code (CUDA derivative kernels): both sweeps of `sig`, a
- * function returning void, called with `b` as a request would call them;
- * args holds the primals, each followed by its shadow where dup. Returns
- * the call of the reverse sweep (the adjoints of enzyme_out parameters). */
-LLVMValueRef abi_call_gradient(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n);
+/* For generated code (CUDA derivative kernels): the two sweeps of `sig`, a
+ * function returning void, called with `b` as a request would call them,
+ * one after the other; args holds the primals, each followed by its shadow
+ * where dup. abi_call_reverse takes the call abi_call_augmented made and
+ * returns the call of the reverse sweep (the adjoints of enzyme_out
+ * parameters). */
+LLVMValueRef abi_call_augmented(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n);
+LLVMValueRef abi_call_reverse(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n,
+                              LLVMValueRef aug);
 
 /* ---- cxx.c: requests from <enzyme/enzyme> ---- */
 
@@ -530,6 +534,14 @@ void globals_reset(void);
 /* Fills the bodies of `aug` and `rev`, the reverse-mode pair for `sig`. */
 bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev);
 
+/* ---- tape.c ---- */
+
+/* The records of a block that runs many times a call: a vector, record k at
+ * data + k * stride (stride is the record's size, except in a reverse
+ * kernel's arena, cuda/arena.c), fields in this order. */
+typedef enum { TAPE_VECTOR_DATA, TAPE_VECTOR_COUNT, TAPE_VECTOR_CAPACITY, TAPE_VECTOR_STRIDE } TapeVectorField;
+LLVMTypeRef rev_tape_vector_type(void);
+
 /* ---- unsupported.c ---- */
 
 /* Reports and returns true for exceptions, computed gotos, asm goto and
@@ -605,6 +617,24 @@ void libdevice_link_missing(void);
  * the facts the runtime needs (runtime/kinase_cuda.h), or the reason it has
  * none. */
 void cuda_emit_kernel_derivatives(void);
+
+/* ---- arena.c: tapes of reverse kernels in the launch's arena ---- */
+
+/* Device code's growth of a full tape vector (its records `size` bytes)
+ * and release of its data: in the launch's tape arena where there is one,
+ * else on the device heap. */
+void cuda_tape_grow(LLVMBuilderRef b, LLVMValueRef vec, LLVMValueRef size);
+void cuda_tape_release(LLVMBuilderRef b, LLVMValueRef p);
+/* In a reverse kernel, first thing: the launch's arena (its parameter). */
+void cuda_arena_enter(LLVMBuilderRef b, LLVMValueRef arena);
+/* Whether the launch only counts (an arena of capacity 0). */
+LLVMValueRef cuda_arena_counting(LLVMBuilderRef b, LLVMValueRef arena);
+/* Whether the forward part that `aug` (a call in a reverse kernel) runs
+ * writes no memory but its own and its tapes', so that it can be run once
+ * more to count; sets *grows where it grows a tape. */
+bool cuda_arena_countable(LLVMValueRef aug, bool *grows);
+/* Once the module's kernels are made: the others start with a NULL arena. */
+void cuda_arena_clear_in_kernels(void);
 
 /* ---- cuda/launch.c: kernel launches in host code ---- */
 

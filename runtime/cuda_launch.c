@@ -45,16 +45,19 @@ static size_t derivative_shmem(const KinaseKernel *k, CUfunction f, size_t shmem
 }
 
 /* The parameters of a derivative kernel of k: values[i] for each parameter,
- * followed by extra[i] for a pointer or float parameter. */
-static void **derivative_params(const KinaseKernel *k, void **values, void **extra,
+ * followed by extra[i] for a pointer or float parameter; then, for a
+ * reverse kernel, `arena` (it points to the arena's pointer). */
+static void **derivative_params(const KinaseKernel *k, void **values, void **extra, void **arena,
                                 const char *where) {
-  void **params = kinase_rt_alloc(2 * k->nparams * sizeof *params, where);
+  void **params = kinase_rt_alloc((2 * k->nparams + 1) * sizeof *params, where);
   size_t n = 0;
   for (uint32_t i = 0; i < k->nparams; i++) {
     params[n++] = values[i];
     if (k->params[i] & (KINASE_PARAM_POINTER | KINASE_PARAM_FLOAT))
       params[n++] = extra[i];
   }
+  if (arena)
+    params[n++] = arena;
   return params;
 }
 
@@ -167,10 +170,17 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
       extra[i] = &slots[i];
     }
   }
-  void **params = derivative_params(k, values, extra, where);
+  void *arena = NULL;
+  void **params = derivative_params(k, values, extra, &arena, where);
+  size_t shmem = derivative_shmem(k, l->reverse, l->config.sharedMemBytes, where);
   kinase_rt_reverse_begin(l->stream, where);
-  launch(l->reverse, &l->config, derivative_shmem(k, l->reverse, l->config.sharedMemBytes, where),
-         params, where);
+  if (k->flags & KINASE_KERNEL_TAPE_ARENA) {
+    arena = kinase_rt_arena_counting(l->stream, where);
+    launch(l->reverse, &l->config, shmem, params, where);
+    arena = kinase_rt_arena_sized(arena, l->stream, where);
+  }
+  launch(l->reverse, &l->config, shmem, params, where);
+  kinase_rt_arena_free(arena, l->stream, where);
   kinase_rt_reverse_end(l->stream, where);
   free(params);
 
@@ -229,7 +239,7 @@ void kinase_rt_launch_tangent(const KinaseKernel *k, const CUlaunchConfig *confi
     }
   }
   kinase_rt_learn_types(k, args, shadow_values, where);
-  void **params = derivative_params(k, args, extra, where);
+  void **params = derivative_params(k, args, extra, NULL, where);
   kinase_rt_protect_writes(k, args, stream, where);
   launch(forward, &derivative, derivative_shmem(k, forward, config->sharedMemBytes, where), params,
          where);

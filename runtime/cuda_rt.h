@@ -160,6 +160,15 @@ int kinase_rt_element_of(const void *p);
 void kinase_rt_reverse_begin(cudaStream_t stream, const char *where);
 void kinase_rt_reverse_end(cudaStream_t stream, const char *where);
 
+/* ---- cuda_arena.c: the tape arena of a reverse launch ---- */
+
+/* An arena of capacity 0: the reverse kernel launched with it counts. */
+void *kinase_rt_arena_counting(cudaStream_t stream, const char *where);
+/* Frees `counted` once the counting launch is done, and returns an arena
+ * of the size it counted (NULL if none). */
+void *kinase_rt_arena_sized(void *counted, cudaStream_t stream, const char *where);
+void kinase_rt_arena_free(void *arena, cudaStream_t stream, const char *where);
+
 /* ---- the PTX of accumulate.cu, embedded by CMake (accumulate_ptx.c) ---- */
 extern const char kinase_rt_accumulate_ptx[];
 

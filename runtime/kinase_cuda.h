@@ -45,7 +45,8 @@
  *     or not: in reverse kernels a pointer to a device accumulator of its
  *     type, to which every thread adds its adjoint (NULL: not wanted); in
  *     forward kernels its tangent, by value (zero where not active);
- *   - any other parameter: nothing.
+ *   - any other parameter: nothing;
+ * and, for reverse kernels, one more: the tape arena (KinaseTapeArena).
  */
 #ifndef KINASE_CUDA_H
 #define KINASE_CUDA_H
@@ -90,7 +91,25 @@ enum {
    * kernels are launched with twice the launch's dynamic shared memory,
    * rounded up to 16 bytes, and keep the shadow in the second half. */
   KINASE_KERNEL_DYNAMIC_SHARED = 1u << 2,
+  /* K's reverse kernels record values in tapes that grow with loops, and
+   * can count what they need: the runtime launches the reverse kernel
+   * first with a counting arena, then with one that size (KinaseTapeArena).
+   * Without this flag a reverse kernel gets a NULL arena. */
+  KINASE_KERNEL_TAPE_ARENA = 1u << 3,
 };
+
+/* The last parameter of every reverse kernel: a device pointer to this,
+ * followed by `capacity` bytes, or NULL (tapes grow on the device heap).
+ * Growing a tape takes `used` forward, atomically, by a multiple of 16
+ * bytes; what does not fit goes to the device heap. With capacity 0 the
+ * launch counts: each thread runs only K's forward part, adds to `used` what
+ * its tapes would take and writes its records into `sink` (a place per lane
+ * of the warp, for records of up to sizeof sink / 32 bytes). */
+typedef struct {
+  uint64_t used;
+  uint64_t capacity;
+  unsigned char sink[65536 - 16];
+} KinaseTapeArena;
 
 typedef struct {
   uint32_t magic;   /* KINASE_KERNEL_INFO_MAGIC */

@@ -504,13 +504,17 @@ static LLVMValueRef last_field(LLVMBuilderRef b, LLVMValueRef aggregate, const c
   return LLVMBuildExtractValue(b, aggregate, LLVMCountStructElementTypes(LLVMTypeOf(aggregate)) - 1, name);
 }
 
-LLVMValueRef abi_call_gradient(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n) {
+LLVMValueRef abi_call_augmented(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n) {
   sig->ret_tangent = false;
   sig->adjacent = true;
   LLVMValueRef aug_args[2 * KN_MAX_PARAMS + 1];
   memcpy(aug_args, args, n * sizeof *args);
   aug_args[n] = tape_slot_in(LLVMGetBasicBlockParent(LLVMGetInsertBlock(b)), sig);
-  LLVMValueRef aug = LLVMBuildCall2(b, derive_aug_type(sig), derive_aug(sig), aug_args, n + 1, "");
+  return LLVMBuildCall2(b, derive_aug_type(sig), derive_aug(sig), aug_args, n + 1, "");
+}
+
+LLVMValueRef abi_call_reverse(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n,
+                              LLVMValueRef aug) {
   LLVMValueRef rev_args[2 * KN_MAX_PARAMS + 1];
   memcpy(rev_args, args, n * sizeof *args);
   rev_args[n] = last_field(b, aug, "tape");

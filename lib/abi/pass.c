@@ -1,6 +1,8 @@
 /* The module pass: find the derivative requests and lower them. */
 #include "kinase.h"
 
+#include <llvm-c/Analysis.h>
+
 #include <stb/stb_ds.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +111,16 @@ static void delete_models(void) {
   }
 }
 
+/* The helpers generated code calls (kinase.tape.push, ...) are built once a
+ * module, outside any derivative the cache verifies: a mistake there would
+ * reach codegen as invalid IR. */
+static void verify_helpers(void) {
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
+    if (!LLVMIsDeclaration(fn) && !strncmp(kn_function_name(fn), "kinase.", 7) &&
+        LLVMVerifyFunction(fn, LLVMPrintMessageAction))
+      kn_die("generated helper '%s' is not valid IR", kn_function_name(fn));
+}
+
 static void set_module(LLVMModuleRef mod) {
   kn_module.mod = mod;
   kn_module.ctx = LLVMGetModuleContext(mod);
@@ -131,10 +143,12 @@ int kn_run_on_module(LLVMModuleRef mod) {
     abi_lower_request(requests[i].call, requests[i].kind);
   derive_drain();
   abi_size_tape_slots();
-  if (kn_module.gpu)
+  if (kn_module.gpu) {
     cuda_emit_kernel_derivatives();
-  else
+    cuda_arena_clear_in_kernels();
+  } else {
     cuda_release_after_requests(abi_reverse_sweeps(), (size_t)arrlen(abi_reverse_sweeps()));
+  }
   globals_emit_clears();
   iter_lower();
   derive_reset();
@@ -142,6 +156,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
   globals_reset();
   abi_reset();
   delete_models();
+  verify_helpers();
   if (kn_module.gpu)
     libdevice_link_missing();
   bool changed = arrlen(requests) > 0 || kn_module.gpu;

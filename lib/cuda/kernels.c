@@ -250,8 +250,11 @@ static void emit_reason(const char *kernel, const char *why) {
  * its shadow, each float by its accumulator (reverse) or tangent (forward).
  * pattern[k] is the k-th pointer parameter's letter: 'd', 'c', or 'n' (dup,
  * its results not needed). */
+/* A derivative kernel of `kernel` (its inlined copy `body`); for a reverse
+ * one, *aug is the call of its forward part (cuda_arena_countable). */
 static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, const uint32_t *words,
-                                      uint32_t kernel_flags, Mode mode, const char *pattern) {
+                                      uint32_t kernel_flags, Mode mode, const char *pattern,
+                                      LLVMValueRef *aug) {
   unsigned n = LLVMCountParams(kernel), nparams = 0, nargs = 0, pointer = 0;
   LLVMTypeRef params[2 * KN_MAX_PARAMS];
   for (unsigned i = 0; i < n; i++) {
@@ -262,6 +265,8 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
     else if (words[i] & KINASE_PARAM_FLOAT)
       params[nparams++] = mode == MODE_REVERSE ? ptr_type() : type;
   }
+  if (mode == MODE_REVERSE)
+    params[nparams++] = ptr_type(); /* the tape arena */
   char *name = kn_strdup_printf("__kinase_%s_%s_%s", mode == MODE_REVERSE ? "krev" : "kfwd",
                                 pattern, kn_function_name(kernel));
   LLVMValueRef fn = LLVMAddFunction(
@@ -308,7 +313,16 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
   if (mode == MODE_FORWARD) {
     LLVMBuildCall2(b, derive_type(&sig), derive_get(&sig), args, nargs, "");
   } else {
-    LLVMValueRef grads = abi_call_gradient(b, &sig, args, nargs);
+    LLVMValueRef arena = LLVMGetParam(fn, nparams - 1);
+    cuda_arena_enter(b, arena);
+    *aug = abi_call_augmented(b, &sig, args, nargs);
+    LLVMBasicBlockRef reverse = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "reverse");
+    LLVMBasicBlockRef counted = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "counted");
+    LLVMBuildCondBr(b, cuda_arena_counting(b, arena), counted, reverse);
+    LLVMPositionBuilderAtEnd(b, counted);
+    LLVMBuildRetVoid(b);
+    LLVMPositionBuilderAtEnd(b, reverse);
+    LLVMValueRef grads = abi_call_reverse(b, &sig, args, nargs, *aug);
     /* Each thread adds its share of a by-value float's adjoint. */
     for (unsigned k = 0; k < naccumulators; k++) {
       LLVMValueRef grad = LLVMBuildExtractValue(b, grads, k, "");
@@ -442,21 +456,32 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   }
   if (body)
     mark_owned(body, words);
-  emit_info(name, words, flags);
   if (reason) {
+    emit_info(name, words, flags);
     emit_reason(name, reason);
     arrfree(words);
     return;
   }
   char *why = NULL, **patterns = reverse_patterns(words, flags), *forward = forward_pattern(words);
-  LLVMValueRef *made = NULL;
+  LLVMValueRef *made = NULL, *augs = NULL, aug = NULL;
   kn_capture_errors(&why);
-  for (ptrdiff_t p = 0; p < arrlen(patterns); p++)
-    arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, patterns[p]));
-  arrput(made, derivative_kernel(kernel, body, words, flags, MODE_FORWARD, forward));
+  for (ptrdiff_t p = 0; p < arrlen(patterns); p++) {
+    arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, patterns[p], &aug));
+    arrput(augs, aug);
+  }
+  arrput(made, derivative_kernel(kernel, body, words, flags, MODE_FORWARD, forward, NULL));
   free(forward);
   derive_drain();
   kn_capture_errors(NULL);
+  /* One arena decision for all reverse kernels: any that grows a tape
+   * must count, and so all must be able to. */
+  bool countable = !why, grows = false;
+  for (ptrdiff_t i = 0; i < arrlen(augs) && countable; i++)
+    countable = cuda_arena_countable(augs[i], &grows);
+  if (countable && grows)
+    flags |= KINASE_KERNEL_TAPE_ARENA;
+  arrfree(augs);
+  emit_info(name, words, flags);
   abi_size_tape_slots();
   LLVMDeleteFunction(body); /* the derivatives are made from copies of it */
   if (why) {

@@ -123,6 +123,7 @@ static void reverse_block(Reverse *r, ptrdiff_t k) {
     LLVMPositionBuilderBefore(entry, LLVMGetFirstInstruction(LLVMValueAsBasicBlock(r->rev_entry)));
     record->counter = LLVMBuildAlloca(entry, i64(), "count");
     record->data = LLVMBuildAlloca(entry, ptr(), "records");
+    record->stride = LLVMBuildAlloca(entry, i64(), "stride");
     LLVMDisposeBuilder(entry);
   }
   LLVMValueRef count = LLVMBuildLoad2(r->b, i64(), record->counter, "");

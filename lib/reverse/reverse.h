@@ -38,11 +38,12 @@ typedef struct {
   LLVMBasicBlockRef block;
   LLVMValueRef *roots;     /* recorded values, in field order */
   LLVMTypeRef record;      /* struct of the roots' types */
-  unsigned tape_field;     /* its field in the tape: the record, or {data, count, capacity} */
+  unsigned tape_field;     /* its field in the tape: the record, or its vector (TapeVectorField) */
   bool once;               /* the block runs at most once a call: the record
                               itself is the tape field */
   LLVMValueRef counter;    /* rev: i64 slot */
   LLVMValueRef data;       /* rev: ptr slot */
+  LLVMValueRef stride;     /* rev: i64 slot */
 } BlockRecord;
 
 /* A loop in canonical form with its iteration counter. */

@@ -8,22 +8,39 @@
 
 #include <stb/stb_ds.h>
 
-/* realloc(data, bytes), of which `used` bytes matter; device code has no
- * realloc: a new block, a copy, and the old one freed. */
-static LLVMValueRef grow_buffer(LLVMBuilderRef b, LLVMValueRef data, LLVMValueRef used, LLVMValueRef bytes) {
-  if (!kn_module.gpu) {
-    LLVMValueRef args[2] = {data, bytes};
-    return kn_call_libc(b, "realloc", ptr(), args, 2);
-  }
-  LLVMValueRef grown = kn_device_malloc(b, bytes);
-  LLVMBuildMemCpy(b, grown, 8, data, 8, used);
-  kn_call_free(b, data);
-  return grown;
+LLVMTypeRef rev_tape_vector_type(void) {
+  return LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64(), i64()}, 4, 0);
 }
 
-/* kinase.tape.push(vec, size): appends a record of `size` bytes to
- * vec = {ptr data, i64 count, i64 capacity}, growing it geometrically, and
- * returns the record's address. */
+static LLVMValueRef vector_field(LLVMBuilderRef b, LLVMValueRef vec, TapeVectorField f) {
+  return LLVMBuildStructGEP2(b, rev_tape_vector_type(), vec, f, "");
+}
+
+/* Room for twice the records plus 16: realloc on the CPU; device code has
+ * none, and grows in the launch's tape arena (cuda/arena.c). */
+static void grow_vector(LLVMBuilderRef b, LLVMValueRef vec, LLVMValueRef size) {
+  if (kn_module.gpu) {
+    cuda_tape_grow(b, vec, size);
+    return;
+  }
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), vector_field(b, vec, TAPE_VECTOR_CAPACITY), "cap");
+  LLVMValueRef new_cap = LLVMBuildAdd(b, LLVMBuildMul(b, cap, const64(2), ""), const64(16), "");
+  LLVMValueRef args[2] = {LLVMBuildLoad2(b, ptr(), vector_field(b, vec, TAPE_VECTOR_DATA), "data"),
+                          LLVMBuildMul(b, new_cap, size, "")};
+  LLVMBuildStore(b, kn_call_libc(b, "realloc", ptr(), args, 2), vector_field(b, vec, TAPE_VECTOR_DATA));
+  LLVMBuildStore(b, new_cap, vector_field(b, vec, TAPE_VECTOR_CAPACITY));
+  LLVMBuildStore(b, size, vector_field(b, vec, TAPE_VECTOR_STRIDE));
+}
+
+static void release_vector(LLVMBuilderRef b, LLVMValueRef data) {
+  if (kn_module.gpu)
+    cuda_tape_release(b, data);
+  else
+    kn_call_free(b, data);
+}
+
+/* kinase.tape.push(vec, size): appends a record of `size` bytes to the
+ * vector, growing it, and returns the record's address. */
 static LLVMValueRef tape_push_function(void) {
   const char *name = "kinase.tape.push";
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
@@ -38,26 +55,19 @@ static LLVMValueRef tape_push_function(void) {
   LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(ctx(), fn, "store");
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
   LLVMPositionBuilderAtEnd(b, entry);
-  LLVMTypeRef vec_type = LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64()}, 3, 0);
-  LLVMValueRef data_at = LLVMBuildStructGEP2(b, vec_type, vec, 0, "");
-  LLVMValueRef count_at = LLVMBuildStructGEP2(b, vec_type, vec, 1, "");
-  LLVMValueRef cap_at = LLVMBuildStructGEP2(b, vec_type, vec, 2, "");
-  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), data_at, "data");
+  LLVMValueRef count_at = vector_field(b, vec, TAPE_VECTOR_COUNT);
   LLVMValueRef count = LLVMBuildLoad2(b, i64(), count_at, "count");
-  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), cap_at, "cap");
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), vector_field(b, vec, TAPE_VECTOR_CAPACITY), "cap");
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, count, cap, ""), store, grow);
   LLVMPositionBuilderAtEnd(b, grow);
-  LLVMValueRef new_cap = LLVMBuildAdd(b, LLVMBuildMul(b, cap, const64(2), ""), const64(16), "");
-  LLVMValueRef grown = grow_buffer(b, data, LLVMBuildMul(b, count, size, ""), LLVMBuildMul(b, new_cap, size, ""));
-  LLVMBuildStore(b, grown, data_at);
-  LLVMBuildStore(b, new_cap, cap_at);
+  grow_vector(b, vec, size);
   LLVMBuildBr(b, store);
   LLVMPositionBuilderAtEnd(b, store);
-  LLVMValueRef base = LLVMBuildPhi(b, ptr(), "base");
-  LLVMAddIncoming(base, (LLVMValueRef[]){data, grown}, (LLVMBasicBlockRef[]){entry, grow}, 2);
+  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), vector_field(b, vec, TAPE_VECTOR_DATA), "data");
+  LLVMValueRef stride = LLVMBuildLoad2(b, i64(), vector_field(b, vec, TAPE_VECTOR_STRIDE), "stride");
   LLVMBuildStore(b, LLVMBuildAdd(b, count, const64(1), ""), count_at);
-  LLVMValueRef offset = LLVMBuildMul(b, count, size, "");
-  LLVMBuildRet(b, LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx()), base, &offset, 1, "record"));
+  LLVMValueRef offset = LLVMBuildMul(b, count, stride, "");
+  LLVMBuildRet(b, LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx()), data, &offset, 1, "record"));
   LLVMDisposeBuilder(b);
   return fn;
 }
@@ -72,10 +82,6 @@ BlockRecord *rev_record_of(Reverse *r, LLVMBasicBlockRef bb) {
 }
 
 /* ---- tape layout, once every root is known ---- */
-
-static LLVMTypeRef vec_type(void) {
-  return LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64()}, 3, 0);
-}
 
 static unsigned field_of(BlockRecord *record, LLVMValueRef root) {
   for (ptrdiff_t i = 0; i < arrlen(record->roots); i++)
@@ -159,7 +165,7 @@ LLVMTypeRef rev_tape_type(Reverse *r) {
   unsigned n = 0;
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
     if (r->records[i].record && n < 512)
-      fields[n++] = r->records[i].once ? r->records[i].record : vec_type();
+      fields[n++] = r->records[i].once ? r->records[i].record : rev_tape_vector_type();
   return LLVMStructTypeInContext(ctx(), fields, n, 0);
 }
 
@@ -211,10 +217,11 @@ void rev_read_records(Reverse *r, LLVMTypeRef tape) {
       continue;
     LLVMPositionBuilderBefore(r->b, term);
     LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, record->tape_field, "");
-    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""),
-                   record->data);
-    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, i64(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 1, ""), ""),
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, ptr(), vector_field(r->b, vec, TAPE_VECTOR_DATA), ""), record->data);
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, i64(), vector_field(r->b, vec, TAPE_VECTOR_COUNT), ""),
                    record->counter);
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, i64(), vector_field(r->b, vec, TAPE_VECTOR_STRIDE), ""),
+                   record->stride);
   }
   for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++) {
     Placeholder *p = &r->placeholders[i];
@@ -232,7 +239,8 @@ void rev_read_records(Reverse *r, LLVMTypeRef tape) {
     LLVMValueRef count = LLVMBuildLoad2(r->b, i64(), record->counter, "");
     LLVMValueRef index = LLVMBuildSub(r->b, count, const64(1), "");
     LLVMValueRef data = LLVMBuildLoad2(r->b, ptr(), record->data, "");
-    LLVMValueRef at = LLVMBuildGEP2(r->b, record->record, data, &index, 1, "");
+    LLVMValueRef offset = LLVMBuildMul(r->b, index, LLVMBuildLoad2(r->b, i64(), record->stride, ""), "");
+    LLVMValueRef at = LLVMBuildGEP2(r->b, LLVMInt8TypeInContext(ctx()), data, &offset, 1, "");
     LLVMValueRef field = LLVMBuildStructGEP2(r->b, record->record, at, field_of(record, p->root), "");
     LLVMSetOperand(p->load, 0, field);
   }
@@ -246,7 +254,7 @@ void rev_finish_exit(Reverse *r, LLVMTypeRef tape) {
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
     if (r->records[i].record && !r->records[i].once) {
       LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, r->records[i].tape_field, "");
-      kn_call_free(r->b, LLVMBuildLoad2(r->b, ptr(), LLVMBuildStructGEP2(r->b, vec_type(), vec, 0, ""), ""));
+      release_vector(r->b, LLVMBuildLoad2(r->b, ptr(), vector_field(r->b, vec, TAPE_VECTOR_DATA), ""));
     }
   if (!tape_is_empty(tape) && !r->sig->adjacent)
     kn_call_free(r->b, tape_arg);

@@ -1,0 +1,428 @@
+/* Tapes of derivative kernels in a buffer the runtime allocates per launch,
+ * not on the device heap.
+ *
+ * A reverse kernel re-runs its kernel's forward part, then its reverse
+ * sweep, in each thread. A loop there whose values cannot be recomputed
+ * (a recurrence in registers, memory the loop overwrites) records them in a
+ * vector that grows with the loop (reverse/tape.c). On the device heap
+ * (8 MB unless raised) that stops launches of a few thousand threads, so a
+ * reverse kernel takes a tape arena as its last parameter
+ * (runtime/kinase_cuda.h: KinaseTapeArena): the vectors grow by bumping one
+ * offset in it, atomically. How much a launch needs is not known before it
+ * runs: the runtime first launches the kernel counting (capacity 0), where
+ * each thread runs only the forward part, adding what its vectors would
+ * take and writing its records into a sink, then allocates that much and
+ * launches it again. Outside an arena (device-side requests, a null arena)
+ * and when an arena runs out, vectors grow on the device heap, as before.
+ *
+ * Every function of the module reaches the launch's arena through one
+ * __shared__ pointer each kernel sets at its start: each thread stores the
+ * same value, so no barrier is needed before a thread reads its own. */
+#include "kinase.h"
+#include "../../runtime/kinase_cuda.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static LLVMContextRef ctx(void) { return kn_module.ctx; }
+static LLVMTypeRef ptr(void) { return LLVMPointerTypeInContext(ctx(), 0); }
+static LLVMTypeRef i64(void) { return LLVMInt64TypeInContext(ctx()); }
+static LLVMTypeRef i8(void) { return LLVMInt8TypeInContext(ctx()); }
+static LLVMValueRef const64(uint64_t v) { return LLVMConstInt(i64(), v, 0); }
+
+static const char *const arena_name = "kinase.tape.arena";
+static const char *const reverse_kernel_prefix = "__kinase_krev_";
+
+static LLVMValueRef arena_global(void) {
+  LLVMValueRef g = LLVMGetNamedGlobal(kn_module.mod, arena_name);
+  if (g)
+    return g;
+  g = LLVMAddGlobalInAddressSpace(kn_module.mod, ptr(), arena_name, KN_SHARED_ADDRESS_SPACE);
+  LLVMSetInitializer(g, LLVMGetUndef(ptr()));
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetAlignment(g, 8);
+  return g;
+}
+
+static LLVMValueRef load_arena(LLVMBuilderRef b) {
+  return LLVMBuildLoad2(b, ptr(), arena_global(), "arena");
+}
+
+static LLVMValueRef field(LLVMBuilderRef b, LLVMValueRef arena, size_t offset) {
+  LLVMValueRef at = const64(offset);
+  return LLVMBuildGEP2(b, i8(), arena, &at, 1, "");
+}
+
+static LLVMValueRef capacity(LLVMBuilderRef b, LLVMValueRef arena) {
+  return LLVMBuildLoad2(b, i64(), field(b, arena, offsetof(KinaseTapeArena, capacity)), "capacity");
+}
+
+static LLVMValueRef sink(LLVMBuilderRef b, LLVMValueRef arena) {
+  return field(b, arena, offsetof(KinaseTapeArena, sink));
+}
+
+static LLVMBasicBlockRef block(LLVMValueRef fn, const char *name) {
+  return LLVMAppendBasicBlockInContext(ctx(), fn, name);
+}
+
+/* kinase.tape.release(p): frees what the heap gave, leaves what the arena
+ * gave (the arena is freed whole, after the launch). */
+static LLVMValueRef release_function(void) {
+  const char *name = "kinase.tape.release";
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn)
+    return fn;
+  LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(ctx()), (LLVMTypeRef[]){ptr()}, 1, 0);
+  fn = LLVMAddFunction(kn_module.mod, name, type);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMValueRef p = LLVMGetParam(fn, 0);
+  LLVMBasicBlockRef entry = block(fn, "entry"), in_arena = block(fn, "in_arena"),
+                    heap = block(fn, "heap"), done = block(fn, "done");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef arena = load_arena(b);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, arena, ""), heap, in_arena);
+  LLVMPositionBuilderAtEnd(b, in_arena);
+  LLVMValueRef start = LLVMBuildPtrToInt(b, arena, i64(), "");
+  LLVMValueRef end = LLVMBuildAdd(b, start, LLVMBuildAdd(b, capacity(b, arena),
+                                                         const64(sizeof(KinaseTapeArena)), ""), "");
+  LLVMValueRef at = LLVMBuildPtrToInt(b, p, i64(), "");
+  LLVMValueRef inside = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, at, start, ""),
+                                     LLVMBuildICmp(b, LLVMIntULT, at, end, ""), "");
+  LLVMBuildCondBr(b, inside, done, heap);
+  LLVMPositionBuilderAtEnd(b, heap);
+  kn_call_free(b, p);
+  LLVMBuildBr(b, done);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+void cuda_tape_release(LLVMBuilderRef b, LLVMValueRef p) {
+  LLVMValueRef fn = release_function();
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, &p, 1, "");
+}
+
+static LLVMTypeRef i32(void) { return LLVMInt32TypeInContext(ctx()); }
+static LLVMValueRef const32(uint32_t v) { return LLVMConstInt(i32(), v, 0); }
+
+static LLVMValueRef intrinsic(LLVMBuilderRef b, const char *name, LLVMTypeRef type, LLVMValueRef *args,
+                              unsigned n) {
+  return kn_call_libc(b, name, type, args, n);
+}
+
+/* The lanes growing their vectors together (every lane of a converged
+ * warp, in a loop all run the same number of times), by the same amount. */
+typedef struct {
+  LLVMValueRef peers, leader, lane, rank, members; /* i32 */
+} Group;
+
+static Group group_of(LLVMBuilderRef b, LLVMValueRef bytes) {
+  Group g;
+  LLVMValueRef mask = intrinsic(b, "llvm.nvvm.activemask", i32(), NULL, 0);
+  g.peers = intrinsic(b, "llvm.nvvm.match.any.sync.i64", i32(), (LLVMValueRef[]){mask, bytes}, 2);
+  g.leader = intrinsic(b, "llvm.cttz.i32", i32(),
+                       (LLVMValueRef[]){g.peers, LLVMConstInt(LLVMInt1TypeInContext(ctx()), 0, 0)}, 2);
+  g.lane = intrinsic(b, "llvm.nvvm.read.ptx.sreg.laneid", i32(), NULL, 0);
+  LLVMValueRef below = intrinsic(b, "llvm.nvvm.read.ptx.sreg.lanemask.lt", i32(), NULL, 0);
+  LLVMValueRef before_me = LLVMBuildAnd(b, g.peers, below, "");
+  g.rank = intrinsic(b, "llvm.ctpop.i32", i32(), &before_me, 1);
+  g.members = intrinsic(b, "llvm.ctpop.i32", i32(), &g.peers, 1);
+  return g;
+}
+
+/* Where the group's `total` bytes start in the arena: one atomic add on the
+ * arena's offset per group, not per lane (2^20 threads adding one by one to
+ * one address wait on each other for milliseconds). */
+static LLVMValueRef bump(LLVMBuilderRef b, LLVMValueRef arena, const Group *g, LLVMValueRef total) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b), lead = block(fn, "lead"), share = block(fn, "share");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, g->lane, g->leader, ""), lead, share);
+  LLVMPositionBuilderAtEnd(b, lead);
+  LLVMValueRef taken = LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, field(b, arena, offsetof(KinaseTapeArena, used)),
+                                          total, LLVMAtomicOrderingMonotonic, 0);
+  LLVMBuildBr(b, share);
+  LLVMPositionBuilderAtEnd(b, share);
+  LLVMValueRef start = LLVMBuildPhi(b, i64(), "group_start");
+  LLVMAddIncoming(start, (LLVMValueRef[]){const64(0), taken}, (LLVMBasicBlockRef[]){from, lead}, 2);
+  LLVMValueRef halves[2] = {LLVMBuildTrunc(b, start, i32(), ""),
+                            LLVMBuildTrunc(b, LLVMBuildLShr(b, start, const64(32), ""), i32(), "")};
+  for (int h = 0; h < 2; h++)
+    halves[h] = LLVMBuildZExt(b,
+                              intrinsic(b, "llvm.nvvm.shfl.sync.idx.i32", i32(),
+                                        (LLVMValueRef[]){g->peers, halves[h], g->leader, const32(31)}, 4),
+                              i64(), "");
+  return LLVMBuildOr(b, halves[0], LLVMBuildShl(b, halves[1], const64(32), ""), "start");
+}
+
+static LLVMValueRef vec_field(LLVMBuilderRef b, LLVMValueRef vec, TapeVectorField f) {
+  return LLVMBuildStructGEP2(b, rev_tape_vector_type(), vec, f, "");
+}
+
+/* Copies `count` records of `size` bytes, `from_stride` apart, to `to_stride`
+ * apart. */
+static void copy_records(LLVMBuilderRef b, LLVMValueRef to, LLVMValueRef to_stride, LLVMValueRef from,
+                         LLVMValueRef from_stride, LLVMValueRef count, LLVMValueRef size) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+  LLVMBasicBlockRef before = LLVMGetInsertBlock(b), loop = block(fn, "copy"), done = block(fn, "copied");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, count, const64(0), ""), done, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef k = LLVMBuildPhi(b, i64(), "record");
+  LLVMValueRef to_at = LLVMBuildMul(b, k, to_stride, ""), from_at = LLVMBuildMul(b, k, from_stride, "");
+  LLVMBuildMemCpy(b, LLVMBuildGEP2(b, i8(), to, &to_at, 1, ""), 1, LLVMBuildGEP2(b, i8(), from, &from_at, 1, ""), 1,
+                  size);
+  LLVMValueRef next = LLVMBuildAdd(b, k, const64(1), "");
+  LLVMAddIncoming(k, (LLVMValueRef[]){const64(0), next}, (LLVMBasicBlockRef[]){before, loop}, 2);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, next, count, ""), done, loop);
+  LLVMPositionBuilderAtEnd(b, done);
+}
+
+/* Counting, where a lane writes its records: its place in the sink, among
+ * those of its warp, in the multiprocessor's part of the sink where each SM
+ * can have one (stores of every thread of the grid to one address would
+ * wait on each other). */
+static LLVMValueRef sink_place(LLVMBuilderRef b, LLVMValueRef arena, LLVMValueRef lane, LLVMValueRef size) {
+  LLVMValueRef warp_bytes = LLVMBuildMul(b, size, const64(32), "");
+  LLVMValueRef parts = LLVMBuildUDiv(b, const64(sizeof(((KinaseTapeArena *)0)->sink)), warp_bytes, "");
+  LLVMValueRef sm = LLVMBuildZExt(b, intrinsic(b, "llvm.nvvm.read.ptx.sreg.smid", i32(), NULL, 0), i64(), "");
+  LLVMValueRef none = LLVMBuildICmp(b, LLVMIntEQ, parts, const64(0), "");
+  LLVMValueRef part = LLVMBuildURem(b, sm, LLVMBuildSelect(b, none, const64(1), parts, ""), "");
+  LLVMValueRef place = LLVMBuildAdd(b, LLVMBuildMul(b, part, warp_bytes, ""),
+                                    LLVMBuildMul(b, LLVMBuildZExt(b, lane, i64(), ""), size, ""), "");
+  place = LLVMBuildSelect(b, none, const64(0), place, "");
+  return LLVMBuildGEP2(b, i8(), sink(b, arena), &place, 1, "sink_place");
+}
+
+/* kinase.tape.grow(vec, size): room for twice the records plus 16. In an
+ * arena the lanes growing together share one block, their records
+ * interleaved (record k of the lane ranked r at block + (k * members + r) *
+ * size) so that a warp's appends and reads are coalesced. Counting, every
+ * record goes to the lane's place in the sink. */
+static LLVMValueRef grow_function(void) {
+  const char *name = "kinase.tape.grow";
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn)
+    return fn;
+  LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(ctx()), (LLVMTypeRef[]){ptr(), i64()}, 2, 0);
+  fn = LLVMAddFunction(kn_module.mod, name, type);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMValueRef vec = LLVMGetParam(fn, 0), size = LLVMGetParam(fn, 1);
+  LLVMBasicBlockRef entry = block(fn, "entry"), in_arena = block(fn, "in_arena"), counting = block(fn, "counting"),
+                    check = block(fn, "check"), fits = block(fn, "fits"), heap = block(fn, "heap"),
+                    move = block(fn, "move");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), vec_field(b, vec, TAPE_VECTOR_DATA), "data");
+  LLVMValueRef count = LLVMBuildLoad2(b, i64(), vec_field(b, vec, TAPE_VECTOR_COUNT), "count");
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), vec_field(b, vec, TAPE_VECTOR_CAPACITY), "cap");
+  LLVMValueRef stride = LLVMBuildLoad2(b, i64(), vec_field(b, vec, TAPE_VECTOR_STRIDE), "stride");
+  LLVMValueRef new_cap = LLVMBuildAdd(b, LLVMBuildMul(b, cap, const64(2), ""), const64(16), "new_cap");
+  LLVMValueRef bytes = LLVMBuildMul(b, new_cap, size, "bytes");
+  LLVMBuildStore(b, new_cap, vec_field(b, vec, TAPE_VECTOR_CAPACITY));
+  LLVMValueRef arena = load_arena(b);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, arena, ""), heap, in_arena);
+
+  LLVMPositionBuilderAtEnd(b, in_arena);
+  LLVMValueRef rounded = LLVMBuildAnd(b, LLVMBuildAdd(b, bytes, const64(15), ""), const64(~(uint64_t)15), "");
+  Group g = group_of(b, rounded);
+  LLVMValueRef total = LLVMBuildMul(b, rounded, LLVMBuildZExt(b, g.members, i64(), ""), "total");
+  LLVMValueRef start = bump(b, arena, &g, total);
+  LLVMValueRef arena_cap = capacity(b, arena);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, arena_cap, const64(0), ""), counting, check);
+
+  LLVMPositionBuilderAtEnd(b, counting);
+  LLVMBuildStore(b, sink_place(b, arena, g.lane, size), vec_field(b, vec, TAPE_VECTOR_DATA));
+  LLVMBuildStore(b, const64(0), vec_field(b, vec, TAPE_VECTOR_STRIDE));
+  LLVMBuildRetVoid(b);
+
+  LLVMPositionBuilderAtEnd(b, check);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULE, LLVMBuildAdd(b, start, total, ""), arena_cap, ""), fits, heap);
+
+  LLVMPositionBuilderAtEnd(b, fits);
+  LLVMValueRef first = LLVMBuildAdd(b, LLVMBuildAdd(b, start, const64(sizeof(KinaseTapeArena)), ""),
+                                    LLVMBuildMul(b, LLVMBuildZExt(b, g.rank, i64(), ""), size, ""), "");
+  LLVMValueRef placed = LLVMBuildGEP2(b, i8(), arena, &first, 1, "");
+  LLVMValueRef interleaved = LLVMBuildMul(b, LLVMBuildZExt(b, g.members, i64(), ""), size, "");
+  LLVMBuildBr(b, move);
+
+  LLVMPositionBuilderAtEnd(b, heap);
+  LLVMValueRef on_heap = kn_device_malloc(b, bytes);
+  LLVMBuildBr(b, move);
+
+  LLVMPositionBuilderAtEnd(b, move);
+  LLVMValueRef grown = LLVMBuildPhi(b, ptr(), "grown"), new_stride = LLVMBuildPhi(b, i64(), "new_stride");
+  LLVMAddIncoming(grown, (LLVMValueRef[]){placed, on_heap}, (LLVMBasicBlockRef[]){fits, heap}, 2);
+  LLVMAddIncoming(new_stride, (LLVMValueRef[]){interleaved, size}, (LLVMBasicBlockRef[]){fits, heap}, 2);
+  copy_records(b, grown, new_stride, data, stride, count, size);
+  cuda_tape_release(b, data);
+  LLVMBuildStore(b, grown, vec_field(b, vec, TAPE_VECTOR_DATA));
+  LLVMBuildStore(b, new_stride, vec_field(b, vec, TAPE_VECTOR_STRIDE));
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+void cuda_tape_grow(LLVMBuilderRef b, LLVMValueRef vec, LLVMValueRef size) {
+  LLVMValueRef fn = grow_function();
+  LLVMValueRef args[2] = {vec, size};
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+}
+
+void cuda_arena_enter(LLVMBuilderRef b, LLVMValueRef arena) {
+  LLVMBuildStore(b, arena, arena_global());
+}
+
+LLVMValueRef cuda_arena_counting(LLVMBuilderRef b, LLVMValueRef arena) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+  LLVMBasicBlockRef given = block(fn, "arena_given"), next = block(fn, "arena_next");
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, arena, ""), next, given);
+  LLVMPositionBuilderAtEnd(b, given);
+  LLVMValueRef zero = LLVMBuildICmp(b, LLVMIntEQ, capacity(b, arena), const64(0), "");
+  LLVMBuildBr(b, next);
+  LLVMPositionBuilderAtEnd(b, next);
+  LLVMValueRef counting = LLVMBuildPhi(b, LLVMInt1TypeInContext(ctx()), "counting");
+  LLVMAddIncoming(counting, (LLVMValueRef[]){LLVMConstInt(LLVMInt1TypeInContext(ctx()), 0, 0), zero},
+                  (LLVMBasicBlockRef[]){from, given}, 2);
+  return counting;
+}
+
+/* Functions that read the arena pointer, and those that call them. */
+static void add_with_callers(ValueSet *reaching, LLVMValueRef fn) {
+  if (!vset_add(reaching, fn))
+    return;
+  for (LLVMUseRef use = LLVMGetFirstUse(fn); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAInstruction(user))
+      add_with_callers(reaching, LLVMGetBasicBlockParent(LLVMGetInstructionParent(user)));
+  }
+}
+
+/* Kernels other than reverse kernels that reach the arena have none: their
+ * tapes (device-side requests) grow on the heap. */
+void cuda_arena_clear_in_kernels(void) {
+  LLVMValueRef g = LLVMGetNamedGlobal(kn_module.mod, arena_name);
+  if (!g)
+    return;
+  ValueSet reaching = {0};
+  for (LLVMUseRef use = LLVMGetFirstUse(g); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsALoadInst(user))
+      add_with_callers(&reaching, LLVMGetBasicBlockParent(LLVMGetInstructionParent(user)));
+  }
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (!vset_has(&reaching, fn) || LLVMGetFunctionCallConv(fn) != LLVMPTXKernelCallConv ||
+        !strncmp(kn_function_name(fn), reverse_kernel_prefix, strlen(reverse_kernel_prefix)))
+      continue;
+    LLVMPositionBuilderBefore(b, kn_first_non_phi(LLVMGetEntryBasicBlock(fn)));
+    LLVMBuildStore(b, LLVMConstPointerNull(ptr()), g);
+  }
+  LLVMDisposeBuilder(b);
+  vset_free(&reaching);
+}
+
+/* ---- whether a reverse kernel can count ---- */
+
+enum { COUNTABLE_DEPTH = 8 };
+
+/* Whether p points to memory of the thread's own: its stack, shared
+ * memory, a tape; an argument is followed to the call in `sites`. */
+static bool own_memory(LLVMValueRef p, LLVMValueRef *sites, unsigned depth) {
+  while (LLVMIsAGetElementPtrInst(p) || LLVMIsACastInst(p) ||
+         (LLVMIsAConstantExpr(p) && (LLVMGetConstOpcode(p) == LLVMGetElementPtr ||
+                                     LLVMGetConstOpcode(p) == LLVMAddrSpaceCast)))
+    p = LLVMGetOperand(p, 0);
+  if (!kn_is_pointer_type(LLVMTypeOf(p)))
+    return false;
+  unsigned space = LLVMGetPointerAddressSpace(LLVMTypeOf(p));
+  if (space == KN_SHARED_ADDRESS_SPACE || space == 5 || LLVMIsAAllocaInst(p))
+    return true;
+  if (LLVMIsASelectInst(p))
+    return own_memory(LLVMGetOperand(p, 1), sites, depth) && own_memory(LLVMGetOperand(p, 2), sites, depth);
+  if (LLVMIsACallInst(p)) {
+    LLVMValueRef callee = kn_called_function(p);
+    return callee && !strncmp(kn_function_name(callee), "kinase.tape.", 12);
+  }
+  if (LLVMIsAArgument(p) && depth > 0) {
+    LLVMValueRef fn = LLVMGetParamParent(p);
+    for (unsigned i = 0; i < LLVMCountParams(fn); i++)
+      if (LLVMGetParam(fn, i) == p)
+        return own_memory(LLVMGetOperand(sites[depth - 1], i), sites, depth - 1);
+  }
+  return false;
+}
+
+static bool writes_own_memory_only(LLVMValueRef fn, LLVMValueRef *sites, unsigned depth, bool *grows);
+
+/* Assembly writes memory only through a memory operand or a clobber. */
+static bool asm_writes_no_memory(LLVMValueRef callee) {
+  if (!LLVMIsAInlineAsm(callee))
+    return false;
+  size_t length = 0;
+  const char *constraints = LLVMGetInlineAsmConstraintString(callee, &length);
+  char text[512];
+  if (length >= sizeof text)
+    return false;
+  memcpy(text, constraints, length);
+  text[length] = 0;
+  return !strstr(text, "~{memory}") && !strstr(text, "=*");
+}
+
+static bool call_writes_own_memory_only(LLVMValueRef call, LLVMValueRef *sites, unsigned depth,
+                                        bool *grows) {
+  LLVMValueRef callee = kn_called_function(call);
+  if (!callee)
+    return asm_writes_no_memory(LLVMGetCalledValue(call));
+  const char *name = kn_function_name(callee);
+  if (!strncmp(name, "kinase.tape.", 12)) {
+    *grows = true;
+    return true;
+  }
+  if (LLVMGetIntrinsicID(callee)) {
+    if (!strncmp(name, "llvm.memset", 11) || !strncmp(name, "llvm.memcpy", 11) ||
+        !strncmp(name, "llvm.memmove", 12))
+      return own_memory(LLVMGetOperand(call, 0), sites, depth);
+    return !strstr(name, "atomic");
+  }
+  if (LLVMIsDeclaration(callee))
+    return kn_call_is_pure(call);
+  if (depth == COUNTABLE_DEPTH)
+    return false;
+  sites[depth] = call;
+  return writes_own_memory_only(callee, sites, depth + 1, grows);
+}
+
+static bool writes_own_memory_only(LLVMValueRef fn, LLVMValueRef *sites, unsigned depth, bool *grows) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      bool own = true;
+      switch (LLVMGetInstructionOpcode(inst)) {
+      case LLVMStore:
+        own = own_memory(LLVMGetOperand(inst, 1), sites, depth);
+        break;
+      case LLVMAtomicRMW:
+      case LLVMAtomicCmpXchg:
+        own = own_memory(LLVMGetOperand(inst, 0), sites, depth);
+        break;
+      case LLVMCall:
+        own = call_writes_own_memory_only(inst, sites, depth, grows);
+        break;
+      case LLVMInvoke:
+      case LLVMCallBr:
+        own = false;
+        break;
+      default:
+        break;
+      }
+      if (!own)
+        return false;
+    }
+  return true;
+}
+
+bool cuda_arena_countable(LLVMValueRef aug, bool *grows) {
+  LLVMValueRef sites[COUNTABLE_DEPTH] = {aug};
+  return call_writes_own_memory_only(aug, sites, 0, grows);
+}

@@ -400,6 +400,8 @@ void registry_read(void);
 void registry_reset(void);
 const Registration *registry_of(LLVMValueRef fn); /* NULL if not registered */
 bool registry_inactive_global(LLVMValueRef global);
+/* The shadow the user gave `global` (enzyme_shadow), or NULL. */
+LLVMValueRef registry_user_shadow(LLVMValueRef global);
 /* Reports and returns false when `custom` does not take `expected`
  * parameters, for `call` inside `subject`. */
 bool registry_check_arity(LLVMValueRef custom, unsigned expected, LLVMValueRef call,

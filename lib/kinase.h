@@ -822,6 +822,14 @@ const Rule *rule_for_call(LLVMValueRef call);
 bool rule_inlinable(LLVMValueRef callee);
 /* Inlines fn's calls that rule_inlinable takes, `levels` levels deep. */
 void rule_inline_calls(LLVMValueRef fn, int levels);
+/* Inlines fn's calls that take a closure by reference (a local holding
+ * addresses of locals: a lambda capturing with [&]), and the calls of the
+ * closure in their bodies, so that simplification makes the captured locals
+ * values again. Through the closure, activity would otherwise see a Const
+ * local (a captured Const container) and a differentiated one (a captured
+ * double) behind one object, and give the Const one a null shadow. */
+#define CLOSURE_INLINE_LEVELS 4
+void rule_inline_closure_calls(LLVMValueRef fn);
 /* How deep device code is inlined before it is differentiated. */
 enum { DEVICE_INLINE_LEVELS = 4, DEVICE_REVERSE_UNROLL = 4 };
 const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */

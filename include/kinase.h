@@ -69,12 +69,18 @@ extern int enzyme_out;
  *                                 elements, so its adjoints need no atomics
  *   enzyme_sparse_accumulate      an error where a derivative reaches it
  *                                 (no sparse derivatives yet)
+ *   enzyme_shadow(g_shadow)       on a global variable: g_shadow, a global of
+ *                                 the same type, is its shadow (adjoint or
+ *                                 tangent), set and read by the program
  */
 #ifndef enzyme_inactive
 #define enzyme_inactive annotate("enzyme_inactive")
 #endif
 #ifndef enzyme_inactive_noblock
 #define enzyme_inactive_noblock annotate("enzyme_inactive_noblock")
+#endif
+#ifndef enzyme_shadow
+#define enzyme_shadow(g) annotate("enzyme_shadow", &(g))
 #endif
 #ifndef enzyme_function_like
 #define enzyme_function_like(name) annotate("enzyme_function_like", name)

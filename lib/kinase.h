@@ -292,6 +292,10 @@ LLVMTypeRef derive_type(const Signature *sig);
  * reverse sweep, and its type. */
 LLVMValueRef derive_aug(const Signature *sig);
 LLVMTypeRef derive_aug_type(const Signature *sig);
+/* Reverse mode on the host: void(ptr tape), which frees what the pair's
+ * tape holds for the reverse sweep to free, when the reverse sweep will not
+ * run (an exception unwound through a caller's augmented sweep). */
+LLVMValueRef derive_release(const Signature *sig);
 /* Whether `fn` is a derivative the cache declared. */
 bool derive_is_derivative(LLVMValueRef fn);
 /* The layout of the tape of `sig`'s reverse-mode pair, known once generated
@@ -400,6 +404,8 @@ void registry_read(void);
 void registry_reset(void);
 const Registration *registry_of(LLVMValueRef fn); /* NULL if not registered */
 bool registry_inactive_global(LLVMValueRef global);
+/* The shadow the user gave `global` (enzyme_shadow), or NULL. */
+LLVMValueRef registry_user_shadow(LLVMValueRef global);
 /* Reports and returns false when `custom` does not take `expected`
  * parameters, for `call` inside `subject`. */
 bool registry_check_arity(LLVMValueRef custom, unsigned expected, LLVMValueRef call,
@@ -462,8 +468,15 @@ bool unwind_detach(LLVMValueRef fn, LLVMValueRef subject, UnwindEdge **edges);
  * where `from` would have. */
 void unwind_follow(LLVMValueRef from, LLVMValueRef to);
 /* Each call of `fn` that stands for an invoke becomes an invoke again,
- * unwinding to its edge's landing pad. */
-void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges);
+ * unwinding to its edge's landing pad; appended to the stb array *invokes
+ * when given. */
+void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes);
+/* Puts code where `invoke` unwinds, before its landing pad's code. */
+typedef void (*UnwindFill)(void *data, LLVMBuilderRef b, LLVMValueRef invoke);
+/* Each invoke of the stb array `invokes` gets a landing pad of its own
+ * (the clauses of its old one), holding what `fill` builds, then going on
+ * into what the old one did. */
+void unwind_separate_pads(LLVMValueRef *invokes, UnwindFill fill, void *data);
 /* `call` becomes an invoke unwinding to `unwind`; what followed it in its
  * block is its normal destination. Returns the invoke. */
 LLVMValueRef unwind_through(LLVMValueRef call, LLVMBasicBlockRef unwind);
@@ -531,8 +544,9 @@ void globals_reset(void);
 
 /* ---- reverse.c ---- */
 
-/* Fills the bodies of `aug` and `rev`, the reverse-mode pair for `sig`. */
-bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev);
+/* Fills the bodies of `aug` and `rev`, the reverse-mode pair for `sig`, and
+ * of `release` (derive_release; NULL in device code). */
+bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, LLVMValueRef release);
 
 /* ---- tape.c ---- */
 
@@ -838,6 +852,14 @@ const Rule *rule_for_call(LLVMValueRef call);
 bool rule_inlinable(LLVMValueRef callee);
 /* Inlines fn's calls that rule_inlinable takes, `levels` levels deep. */
 void rule_inline_calls(LLVMValueRef fn, int levels);
+/* Inlines fn's calls that take a closure by reference (a local holding
+ * addresses of locals: a lambda capturing with [&]), and the calls of the
+ * closure in their bodies, so that simplification makes the captured locals
+ * values again. Through the closure, activity would otherwise see a Const
+ * local (a captured Const container) and a differentiated one (a captured
+ * double) behind one object, and give the Const one a null shadow. */
+#define CLOSURE_INLINE_LEVELS 4
+void rule_inline_closure_calls(LLVMValueRef fn);
 /* How deep device code is inlined before it is differentiated. */
 enum { DEVICE_INLINE_LEVELS = 4, DEVICE_REVERSE_UNROLL = 4 };
 const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */

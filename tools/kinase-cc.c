@@ -499,6 +499,7 @@ static void add_kinase(ArgList *cmd, const char *prefix) {
       "-Denzyme_shouldrecompute=annotate(\"enzyme_shouldrecompute\")",
       "-Denzyme_elementwise_read=annotate(\"enzyme_elementwise_read\")",
       "-Denzyme_sparse_accumulate=annotate(\"enzyme_sparse_accumulate\")",
+      "-Denzyme_shadow(g)=annotate(\"enzyme_shadow\", &(g))",
   };
   for (size_t i = 0; i < sizeof enzyme_attributes / sizeof *enzyme_attributes; i++)
     add(cmd, enzyme_attributes[i]);

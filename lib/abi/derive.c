@@ -13,6 +13,7 @@
 typedef struct {
   Signature sig;
   LLVMValueRef deriv, aug;
+  LLVMValueRef release; /* reverse mode on the host: frees a tape the reverse sweep will not get */
   LLVMTypeRef tape; /* reverse: the tape's layout, once generated */
   enum { JOB_PENDING, JOB_RUNNING, JOB_DONE } state;
 } Job;
@@ -128,9 +129,12 @@ static Job *job_for(const Signature *sig) {
     if (!job)
       kn_die("out of memory");
     bool forward = sig->mode == MODE_FORWARD;
+    LLVMTypeRef release_type =
+        LLVMFunctionType(LLVMVoidTypeInContext(kn_module.ctx), (LLVMTypeRef[]){ptr_type()}, 1, 0);
     *job = (Job){.sig = *sig,
                  .deriv = declare(forward ? "fwd" : "rev", sig, derive_type(sig)),
                  .aug = forward ? NULL : declare("aug", sig, derive_aug_type(sig)),
+                 .release = forward || kn_module.gpu ? NULL : declare("free", sig, release_type),
                  .state = JOB_PENDING};
     shput(cache, key, job);
     arrput(pending, job);
@@ -144,6 +148,17 @@ static Job *job_for(const Signature *sig) {
 LLVMValueRef derive_get(const Signature *sig) { return job_for(sig)->deriv; }
 
 LLVMValueRef derive_aug(const Signature *sig) { return job_for(sig)->aug; }
+
+LLVMValueRef derive_release(const Signature *sig) { return job_for(sig)->release; }
+
+/* A launch's record (cuda/launch.c) is the runtime's: its release frees
+ * nothing (docs/cpp.md). */
+static void release_nothing(LLVMValueRef release) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, release, "entry"));
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+}
 
 /* A derivative that could not be generated still needs a valid body. */
 static void give_up(LLVMValueRef deriv) {
@@ -161,7 +176,7 @@ static void generate(Job *job);
 
 static Job *job_of_function(LLVMValueRef fn) {
   for (ptrdiff_t i = 0; i < arrlen(pending); i++)
-    if (pending[i]->deriv == fn || pending[i]->aug == fn)
+    if (pending[i]->deriv == fn || pending[i]->aug == fn || pending[i]->release == fn)
       return pending[i];
   return NULL;
 }
@@ -202,13 +217,17 @@ static void generate(Job *job) {
     give_up(job->deriv);
     if (job->aug)
       give_up(job->aug);
+    if (job->release)
+      give_up(job->release);
     job->state = JOB_DONE;
     return;
   }
   bool ok = cuda_is_launch_stub(job->sig.fn) ? cuda_generate_launch(&job->sig, job->aug, job->deriv)
             : job->sig.mode == MODE_FORWARD ? forward_generate(&job->sig, job->deriv)
-                                            : reverse_generate(&job->sig, job->aug, job->deriv);
-  if (ok && (!verify(job->deriv) || !verify(job->aug))) {
+                                            : reverse_generate(&job->sig, job->aug, job->deriv, job->release);
+  if (job->release && LLVMIsDeclaration(job->release))
+    release_nothing(job->release);
+  if (ok && (!verify(job->deriv) || !verify(job->aug) || !verify(job->release))) {
     if (kn_want_print()) {
       LLVMDumpValue(job->deriv);
       if (job->aug)
@@ -216,14 +235,16 @@ static void generate(Job *job) {
       LLVMVerifyFunction(job->deriv, LLVMPrintMessageAction);
       if (job->aug)
         LLVMVerifyFunction(job->aug, LLVMPrintMessageAction);
+      if (job->release)
+        LLVMVerifyFunction(job->release, LLVMPrintMessageAction);
     }
     kn_error(NULL, job->sig.fn, "internal error: the generated derivative is not valid IR "
                                 "(please report this, with -mllvm -kinase-print output)");
     ok = false;
   }
-  LLVMValueRef fns[2] = {job->aug, job->deriv};
+  LLVMValueRef fns[3] = {job->aug, job->deriv, job->release};
   LLVMFastMathFlags fast_math = kn_common_fast_math(job->sig.fn);
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 3; i++) {
     if (!fns[i])
       continue;
     if (!ok) {

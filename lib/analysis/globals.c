@@ -16,6 +16,10 @@
  * clears the shadows of the globals its function reaches before it runs, so
  * tangents and adjoints never leak from one request into the next.
  *
+ * A global marked __attribute__((enzyme_shadow(g_shadow))) has the user's
+ * g_shadow as its shadow, active even if only read, and never cleared: its
+ * value is the user's seed and result, as in Enzyme.
+ *
  * Pointer-typed globals get no shadow: their pointees may be set up outside
  * any derivative, where no shadow could be made for them. Nor do the host's
  * handles of CUDA __device__ and __constant__ variables: their memory is
@@ -119,10 +123,10 @@ static bool globals_is_active(LLVMValueRef g) {
   if (!LLVMIsAGlobalVariable(g))
     return false;
   if (vset_add(&decided, g)) {
-    bool shadowed = !LLVMIsGlobalConstant(g) && !LLVMIsDeclaration(g) &&
+    bool shadowed = registry_user_shadow(g) || (!LLVMIsGlobalConstant(g) && !LLVMIsDeclaration(g) &&
                     kn_type_has_floats(LLVMGlobalGetValueType(g)) && !registry_inactive_global(g) &&
                     strncmp(kn_value_name(g), "llvm.", 5) != 0 && written_through(g, 0) &&
-                    !is_device_variable_handle(g);
+                    !is_device_variable_handle(g));
     if (shadowed)
       vset_add(&active, g);
   }
@@ -139,6 +143,10 @@ static LLVMValueRef globals_shadow(LLVMValueRef g) {
   LLVMValueRef shadow = vmap_get(&shadows, g);
   if (shadow)
     return shadow;
+  if ((shadow = registry_user_shadow(g))) {
+    vmap_put(&shadows, g, shadow);
+    return shadow;
+  }
   LLVMTypeRef type = LLVMGlobalGetValueType(g);
   unsigned space = LLVMGetPointerAddressSpace(LLVMTypeOf(g));
   char *name = kn_strdup_printf("__kinase_shadow_%s", kn_value_name(g));
@@ -365,7 +373,9 @@ static void emit_for_shadows(LLVMBuilderRef b, const Clear *c, bool into) {
   LLVMTypeRef params[5] = {ptr, ptr, LLVMInt64TypeInContext(kn_module.ctx), ptr, i32};
   LLVMTypeRef swap_type = LLVMFunctionType(LLVMVoidTypeInContext(kn_module.ctx), params, 5, 0);
   for (LLVMValueRef g = LLVMGetFirstGlobal(kn_module.mod); g; g = LLVMGetNextGlobal(g)) {
-    if (!vset_has(&found, g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == KN_SHARED_ADDRESS_SPACE)
+    /* a shadow the user named (enzyme_shadow) is the user's to set */
+    if (!vset_has(&found, g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == KN_SHARED_ADDRESS_SPACE ||
+        registry_user_shadow(g))
       continue;
     if (!c->context) {
       LLVMBuildMemSet(b, globals_shadow(g), LLVMConstInt(LLVMInt8TypeInContext(kn_module.ctx), 0, 0),

@@ -148,6 +148,8 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
    * join the copy instead, where their values are recomputed. */
   if (kn_module.gpu)
     rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
+  else
+    rule_inline_closure_calls(copy);
   half_math_wrap_calls(copy);
   rule_inline_void_models(copy);
   if (!asm_lower_known(copy, sig->fn)) {

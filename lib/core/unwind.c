@@ -182,7 +182,7 @@ static void add_predecessor(UnwindEdge *edge, LLVMBasicBlockRef now, bool *named
   }
 }
 
-void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges) {
+void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
@@ -193,7 +193,9 @@ void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges) {
     long long k = marked_edge(calls[i]);
     LLVMSetMetadata(calls[i], mark_kind(), NULL);
     add_predecessor(&edges[k], LLVMGetInstructionParent(calls[i]), &named[k]);
-    unwind_through(calls[i], edges[k].unwind);
+    LLVMValueRef invoke = unwind_through(calls[i], edges[k].unwind);
+    if (invokes)
+      arrput(*invokes, invoke);
   }
   /* An edge whose call is gone leaves its landing pad one predecessor less. */
   for (ptrdiff_t k = 0; k < arrlen(edges); k++)
@@ -201,4 +203,76 @@ void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges) {
       cfg_retarget_phis(edges[k].unwind, edges[k].from, NULL);
   free(named);
   arrfree(calls);
+}
+
+/* A phi at the start of `body` for `v` of the landing pad `pad` (a phi of
+ * the pad, or its landingpad), which `body` used to be part of. */
+static LLVMValueRef carry_into_body(LLVMBuilderRef b, LLVMBasicBlockRef body, LLVMValueRef v,
+                                    LLVMBasicBlockRef pad) {
+  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(body));
+  LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(v), "");
+  LLVMReplaceAllUsesWith(v, phi);
+  LLVMAddIncoming(phi, &v, &pad, 1);
+  return phi;
+}
+
+/* The invokes of `invokes` unwinding to `pad` get one landing pad each
+ * (same clauses), where `fill` puts code of their own, going on into what
+ * `pad` did after its landingpad. */
+static void separate_pad(LLVMBasicBlockRef pad, LLVMValueRef *invokes, UnwindFill fill, void *data) {
+  LLVMValueRef lp = kn_first_non_phi(pad);
+  if (!LLVMIsALandingPadInst(lp))
+    return;
+  LLVMValueRef *phis = NULL, *mine = NULL;
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(pad); phi != lp; phi = LLVMGetNextInstruction(phi))
+    arrput(phis, phi);
+  for (ptrdiff_t i = 0; i < arrlen(invokes); i++)
+    if (LLVMGetUnwindDest(invokes[i]) == pad)
+      arrput(mine, invokes[i]);
+  LLVMBasicBlockRef body = cfg_split_after(lp, "lpad.body");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMPositionBuilderAtEnd(b, pad);
+  LLVMBuildBr(b, body);
+  LLVMValueRef *carried = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(phis); i++)
+    arrput(carried, carry_into_body(b, body, phis[i], pad));
+  LLVMValueRef lp_carried = carry_into_body(b, body, lp, pad);
+  for (ptrdiff_t k = 0; k < arrlen(mine); k++) {
+    LLVMBasicBlockRef from = LLVMGetInstructionParent(mine[k]);
+    LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(kn_module.ctx, LLVMGetBasicBlockParent(pad), "lpad.own");
+    LLVMPositionBuilderAtEnd(b, own);
+    LLVMValueRef clone = LLVMInstructionClone(lp);
+    LLVMInsertIntoBuilderWithName(b, clone, kn_value_name(lp));
+    LLVMAddIncoming(lp_carried, &clone, &own, 1);
+    for (ptrdiff_t i = 0; i < arrlen(phis); i++) {
+      LLVMValueRef incoming = NULL;
+      for (unsigned e = 0, n = LLVMCountIncoming(phis[i]); e < n && !incoming; e++)
+        if (LLVMGetIncomingBlock(phis[i], e) == from)
+          incoming = LLVMGetIncomingValue(phis[i], e);
+      LLVMAddIncoming(carried[i], &incoming, &own, 1);
+    }
+    fill(data, b, mine[k]);
+    LLVMBuildBr(b, body);
+    LLVMSetUnwindDest(mine[k], own);
+  }
+  /* Last: this recreates the pad's phis, which `phis` holds. */
+  for (ptrdiff_t k = 0; k < arrlen(mine); k++)
+    cfg_retarget_phis(pad, LLVMGetInstructionParent(mine[k]), NULL);
+  LLVMDisposeBuilder(b);
+  arrfree(carried);
+  arrfree(phis);
+  arrfree(mine);
+}
+
+void unwind_separate_pads(LLVMValueRef *invokes, UnwindFill fill, void *data) {
+  /* the pads first: separating one changes its invokes' destinations */
+  ValueSet seen = {0};
+  LLVMBasicBlockRef *pads = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(invokes); i++)
+    if (vset_add(&seen, LLVMBasicBlockAsValue(LLVMGetUnwindDest(invokes[i]))))
+      arrput(pads, LLVMGetUnwindDest(invokes[i]));
+  for (ptrdiff_t i = 0; i < arrlen(pads); i++)
+    separate_pad(pads[i], invokes, fill, data);
+  vset_free(&seen);
+  arrfree(pads);
 }

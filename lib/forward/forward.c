@@ -521,7 +521,7 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
     if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
       drop_unneeded_writes(primals[i]);
   if (!f.failed)
-    unwind_reattach(deriv, unwinds);
+    unwind_reattach(deriv, unwinds, NULL);
   arrfree(unwinds);
   arrfree(blocks);
   arrfree(f.phis);

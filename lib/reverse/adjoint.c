@@ -387,6 +387,7 @@ static void reverse_user_call(Reverse *r, AugCall *aug) {
   if (sig.ret_tangent)
     args[n++] = a;
   args[n++] = rev_primal(r, aug->tape);
+  rev_own_tape(r, aug->tape, &sig);
   LLVMValueRef grads = LLVMBuildCall2(r->b, derive_type(&sig), derive_get(&sig), args, n, "");
   add_out_adjoints(r, &sig, aug->args, grads);
 }
@@ -502,9 +503,9 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   case RULE_ALLOC:
   case RULE_CALLOC:
   case RULE_POSIX_MEMALIGN:
-    kn_call_free(r->b, rev_primal(r, vmap_get(&r->shadow, call)));
+    rev_free(r, vmap_get(&r->shadow, call));
     if (vset_has(&r->stack_on_heap, call))
-      kn_call_free(r->b, rev_primal(r, call));
+      rev_free(r, call);
     return;
   case RULE_REALLOC: {
     LLVMValueRef shadow = rev_primal(r, vmap_get(&r->shadow, call)), old = LLVMGetOperand(call, 0);
@@ -516,7 +517,7 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
                               rev_kept_bytes(r->b, old_shadow, rev_primal(r, LLVMGetOperand(call, 1)))};
       LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
     }
-    kn_call_free(r->b, shadow);
+    rev_free(r, vmap_get(&r->shadow, call));
     return;
   }
   case RULE_MEMSET:
@@ -708,7 +709,7 @@ void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis) {
   if (op == LLVMAlloca) {
     LLVMValueRef s = vmap_get(&r->shadow, inst);
     if (s)
-      kn_call_free(r->b, rev_primal(r, s));
+      rev_free(r, s);
     return;
   }
   if (!a)

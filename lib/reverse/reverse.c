@@ -237,7 +237,7 @@ static void build_reverse(Reverse *r) {
     reverse_block(r, k);
 }
 
-bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) {
+bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, LLVMValueRef release) {
   Reverse r = {.sig = sig, .aug = aug, .rev = rev, .clears_land = PTRDIFF_MAX};
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
   if (!adopt_simplified_body(sig, aug, primals, shadows, &r.unwinds)) {
@@ -291,14 +291,21 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev) 
     rev_read_records(&r, tape);
     rev_finish_exit(&r, tape);
     rev_finish_aug_return(&r);
+    if (release)
+      rev_build_release(&r, tape, release);
     for (unsigned i = 0; i < sig->nparams; i++)
       if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
         drop_unneeded_writes(primals[i]);
     rev_erase_replaced_launches(&r);
     rev_drop_final_stores(&r);
-    unwind_reattach(aug, r.unwinds);
+    LLVMValueRef *invokes = NULL;
+    unwind_reattach(aug, r.unwinds, &invokes);
+    if (release)
+      rev_release_on_unwind(&r, invokes, release);
+    arrfree(invokes);
   }
   arrfree(r.replaced_launches);
+  arrfree(r.owned);
   arrfree(r.unwinds);
   for (ptrdiff_t i = 0; i < arrlen(r.records); i++)
     arrfree(r.records[i].roots);

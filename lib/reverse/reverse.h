@@ -33,6 +33,12 @@ typedef struct {
   LLVMValueRef shadow, value, load; /* rev: where, what; aug: the load it reverses */
 } HeldAdd;
 
+/* Memory the augmented sweep allocates and the reverse sweep frees. */
+typedef struct {
+  LLVMValueRef value;   /* aug */
+  LLVMValueRef release; /* a callee pair's release function for its tape; NULL: free */
+} Owned;
+
 /* The record of one primal block. */
 typedef struct {
   LLVMBasicBlockRef block;
@@ -95,6 +101,7 @@ typedef struct {
   LLVMValueRef aug_tape;   /* aug: the tape pointer */
   UnwindEdge *unwinds;     /* aug: the primal's invokes, calls while generating */
   LLVMValueRef *replaced_launches; /* aug: launch calls the runtime makes instead */
+  Owned *owned;            /* what rev frees, released when aug unwinds instead (release.c) */
   bool failed;
 } Reverse;
 
@@ -185,6 +192,16 @@ unsigned rev_call_args(Reverse *r, LLVMValueRef call, const Signature *sig, LLVM
 void rev_operands(LLVMValueRef call, LLVMValueRef *out);
 AugCall *rev_aug_call_of(Reverse *r, LLVMValueRef call);
 LLVMValueRef rev_kept_bytes(LLVMBuilderRef b, LLVMValueRef shadow, LLVMValueRef n);
+
+/* release.c */
+/* rev: frees aug's v here, which aug owns until then. */
+void rev_free(Reverse *r, LLVMValueRef v);
+/* aug's `tape` of a call of `callee`'s pair, handed to its reverse sweep. */
+void rev_own_tape(Reverse *r, LLVMValueRef tape, const Signature *callee);
+/* The body of the pair's release function. */
+void rev_build_release(Reverse *r, LLVMTypeRef tape, LLVMValueRef release);
+/* Each invoke of aug (an stb array) releases on its way out. */
+void rev_release_on_unwind(Reverse *r, LLVMValueRef *invokes, LLVMValueRef release);
 
 /* primal.c */
 void rev_count_loops(Reverse *r);

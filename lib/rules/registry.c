@@ -17,6 +17,7 @@
 
 static struct { LLVMValueRef key; Registration value; } *registrations;
 static ValueSet inactive_globals;
+static ValueMap user_shadows; /* global -> the global enzyme_shadow names */
 
 static LLVMValueRef element(LLVMValueRef init, unsigned i) {
   LLVMValueRef e = LLVMGetAggregateElement(init, i);
@@ -212,27 +213,43 @@ static void read_global(LLVMValueRef global) {
  * form do something; the hints enzyme_nofree (Kinase never asks whether a
  * function frees memory) and enzyme_shouldrecompute are accepted there too. */
 typedef enum { SETS_INACTIVE, SETS_LIKE, SETS_NOTHING, SETS_RECOMPUTE, SETS_ELEMENTWISE_READ,
-               SETS_SPARSE_ACCUMULATE } Effect;
+               SETS_SPARSE_ACCUMULATE, SETS_SHADOW } Effect;
+typedef enum { TAKES_NOTHING, TAKES_NAME, TAKES_GLOBAL } Argument;
 
 static const struct {
   const char *name;
   bool on_globals; /* also on global variables, not only on functions */
-  bool named;      /* takes one string: enzyme_function_like("log1p") */
+  Argument takes;  /* a string: enzyme_function_like("log1p"); a global: enzyme_shadow(g) */
   Effect effect;
 } attributes[] = {
-    {"enzyme_inactive", true, false, SETS_INACTIVE},
-    {"enzyme_inactive_noblock", true, false, SETS_INACTIVE},
-    {"enzyme_function_like", false, true, SETS_LIKE},
-    {"enzyme_nofree", true, false, SETS_NOTHING},
-    {"enzyme_shouldrecompute", true, false, SETS_RECOMPUTE},
-    {"enzyme_elementwise_read", false, false, SETS_ELEMENTWISE_READ},
-    {"enzyme_sparse_accumulate", false, false, SETS_SPARSE_ACCUMULATE},
+    {"enzyme_inactive", true, TAKES_NOTHING, SETS_INACTIVE},
+    {"enzyme_inactive_noblock", true, TAKES_NOTHING, SETS_INACTIVE},
+    {"enzyme_function_like", false, TAKES_NAME, SETS_LIKE},
+    {"enzyme_nofree", true, TAKES_NOTHING, SETS_NOTHING},
+    {"enzyme_shouldrecompute", true, TAKES_NOTHING, SETS_RECOMPUTE},
+    {"enzyme_elementwise_read", false, TAKES_NOTHING, SETS_ELEMENTWISE_READ},
+    {"enzyme_sparse_accumulate", false, TAKES_NOTHING, SETS_SPARSE_ACCUMULATE},
+    {"enzyme_shadow", true, TAKES_GLOBAL, SETS_SHADOW},
 };
 
-/* Applies attribute `a` with its string argument `arg` (or NULL) to
- * `target`: NULL, or why it does not apply. */
-static char *apply_attribute(size_t a, LLVMValueRef target, const char *arg) {
+/* A global variable's shadow, named by the user: the same type, another
+ * variable. NULL, or why it cannot be. */
+static char *set_user_shadow(LLVMValueRef global, LLVMValueRef shadow) {
+  if (!LLVMIsAGlobalVariable(global))
+    return kn_strdup_printf("applies to global variables only");
+  if (!shadow || !LLVMIsAGlobalVariable(shadow) || shadow == global ||
+      LLVMGlobalGetValueType(shadow) != LLVMGlobalGetValueType(global))
+    return kn_strdup_printf("needs another global variable of the same type: enzyme_shadow(g_shadow)");
+  vmap_put(&user_shadows, global, shadow);
+  return NULL;
+}
+
+/* Applies attribute `a` with its argument (a string `arg`, or a constant
+ * `value`, or neither) to `target`: NULL, or why it does not apply. */
+static char *apply_attribute(size_t a, LLVMValueRef target, const char *arg, LLVMValueRef value) {
   bool function = LLVMIsAFunction(target), global = LLVMIsAGlobalVariable(target);
+  if (attributes[a].effect == SETS_SHADOW)
+    return set_user_shadow(target, value);
   if (!function && !(global && attributes[a].on_globals))
     return kn_strdup_printf("applies to functions%s only", attributes[a].on_globals ? " and globals" : "");
   if (!function) {
@@ -248,6 +265,7 @@ static char *apply_attribute(size_t a, LLVMValueRef target, const char *arg) {
   case SETS_RECOMPUTE: r->recompute = true; break;
   case SETS_ELEMENTWISE_READ: r->elementwise_read = true; break;
   case SETS_SPARSE_ACCUMULATE: r->sparse_accumulate = true; break;
+  case SETS_SHADOW: break;
   }
   return NULL;
 }
@@ -268,11 +286,13 @@ static void read_annotations(LLVMValueRef annotations) {
     LLVMValueRef target = element(entry, 0), args = element(entry, 4);
     args = args && LLVMIsAGlobalVariable(args) ? LLVMGetInitializer(args) : NULL;
     unsigned nargs = args ? element_count(args) : 0;
-    const char *arg = nargs == 1 ? string_of(element(args, 0)) : NULL;
-    char *why = attributes[a].named && !arg
+    LLVMValueRef value = nargs == 1 ? element(args, 0) : NULL;
+    const char *arg = string_of(value);
+    Argument takes = attributes[a].takes;
+    char *why = takes == TAKES_NAME && !arg
                     ? kn_strdup_printf("needs the name of a library function: %s(\"log1p\")", what)
-                : !attributes[a].named && nargs ? kn_strdup_printf("takes no arguments")
-                                                 : apply_attribute(a, target, arg);
+                : takes == TAKES_NOTHING && nargs ? kn_strdup_printf("takes no arguments")
+                                                   : apply_attribute(a, target, arg, value);
     if (why) {
       LLVMValueRef line = element(entry, 3);
       const char *file = string_of(element(entry, 2));
@@ -297,6 +317,7 @@ void registry_reset(void) {
     free(registrations[i].value.memory);
   hmfree(registrations);
   vset_free(&inactive_globals);
+  vmap_free(&user_shadows);
 }
 
 const Registration *registry_of(LLVMValueRef fn) {
@@ -305,6 +326,8 @@ const Registration *registry_of(LLVMValueRef fn) {
 }
 
 bool registry_inactive_global(LLVMValueRef global) { return vset_has(&inactive_globals, global); }
+
+LLVMValueRef registry_user_shadow(LLVMValueRef global) { return vmap_get(&user_shadows, global); }
 
 bool registry_check_arity(LLVMValueRef custom, unsigned expected, LLVMValueRef call,
                           LLVMValueRef subject) {

@@ -189,13 +189,15 @@ bool rule_inlinable(LLVMValueRef callee) {
          !half_math_is_header_function(callee) && !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee));
 }
 
-/* Marks fn's calls that rule_inlinable takes to be inlined. */
-static bool mark_inlinable_calls(LLVMValueRef fn) {
+/* Marks fn's call sites that rule_inlinable takes, and `wanted` (NULL:
+ * every call, not invoke), to be inlined. */
+static bool mark_calls(LLVMValueRef fn, bool (*wanted)(LLVMValueRef site)) {
   unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
   bool any = false;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      bool site = wanted ? kn_is_call_site(inst) && wanted(inst) : LLVMIsACallInst(inst) != NULL;
+      LLVMValueRef callee = site ? kn_called_function(inst) : NULL;
       if (!rule_inlinable(callee) || callee == fn)
         continue;
       LLVMAddCallSiteAttribute(inst, LLVMAttributeFunctionIndex,
@@ -206,7 +208,44 @@ static bool mark_inlinable_calls(LLVMValueRef fn) {
 }
 
 void rule_inline_calls(LLVMValueRef fn, int levels) {
-  for (int level = 0; level < levels && mark_inlinable_calls(fn); level++)
+  for (int level = 0; level < levels && mark_calls(fn, NULL); level++)
+    simplify_inline_marked_calls();
+}
+
+/* Whether a store into `at` (an alloca, or an address in it) keeps the
+ * address of another alloca there, or a copy into it brings one (a closure
+ * passed by value, copied by the inliner). */
+static bool stores_local_address(LLVMValueRef at, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(at); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == at &&
+        LLVMIsAAllocaInst(kn_underlying_object(LLVMGetOperand(user, 0))))
+      return true;
+    const Rule *copy = LLVMIsACallInst(user) ? rule_for_call(user) : NULL;
+    LLVMValueRef from = copy && copy->kind == RULE_MEMCPY && LLVMGetOperand(user, 0) == at
+                            ? kn_underlying_object(LLVMGetOperand(user, 1))
+                            : NULL;
+    if (from && from != at && LLVMIsAAllocaInst(from) && depth < 2 && stores_local_address(from, depth + 1))
+      return true;
+    if (LLVMIsAGetElementPtrInst(user) && depth < 2 && stores_local_address(user, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/* A call given a local that holds addresses of locals: the closure of a
+ * lambda capturing by reference, or any object of references to locals. */
+static bool takes_closure(LLVMValueRef call) {
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++) {
+    LLVMValueRef base = kn_underlying_object(LLVMGetOperand(call, i));
+    if (LLVMIsAAllocaInst(base) && stores_local_address(base, 0))
+      return true;
+  }
+  return false;
+}
+
+void rule_inline_closure_calls(LLVMValueRef fn) {
+  for (int level = 0; level < CLOSURE_INLINE_LEVELS && mark_calls(fn, takes_closure); level++)
     simplify_inline_marked_calls();
 }
 

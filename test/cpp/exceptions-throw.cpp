@@ -5,7 +5,7 @@
 // vector's destructor) to the try/catch around the request, and the program
 // goes on, asking for more derivatives. The throw is in a callee of the
 // differentiated function, below a frame that holds a std::vector.
-// RUN: %check-c %s %t -std=c++17
+// RUN: %check-c %s %t -std=c++17 -I%S/include
 #include "check.h"
 #include "throwing_log.h"
 

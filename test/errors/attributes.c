@@ -28,8 +28,15 @@ __attribute__((enzyme_elementwise_read)) double weights[4];
 // CHECK-DAG: error: kinase: {{.*}}attributes.c:[[@LINE+1]]: enzyme_nofree on 'argued' takes no arguments
 __attribute__((annotate("enzyme_nofree", 1))) void argued(void) {}
 
+// CHECK-DAG: error: kinase: {{.*}}attributes.c:[[@LINE+2]]: enzyme_shadow on 'rate' needs another global variable of the same type: enzyme_shadow(g_shadow)
+float rate_shadow;
+__attribute__((enzyme_shadow(rate_shadow))) double rate = 1;
+
+// CHECK-DAG: error: kinase: {{.*}}attributes.c:[[@LINE+1]]: enzyme_shadow on 'solve' applies to global variables only
+__attribute__((enzyme_shadow(rate))) double solve(double x) { return x * rate; }
+
 // Accepted on globals: no error (the grep above).
 __attribute__((enzyme_nofree, enzyme_shouldrecompute, enzyme_inactive)) double kept[4];
 
 void *use(void) { return pool_get(8); }
-// CHECK: 8 errors generated.
+// CHECK: 10 errors generated.

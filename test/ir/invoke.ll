@@ -2,9 +2,11 @@
 ; derivatives follow the normal path: the augmented forward sweep and the
 ; forward derivative keep f's landing pad as f has it (its cleanup call and
 ; resume, not differentiated), and every call that stood for an invoke is an
-; invoke again with that landing pad, the derivatives of g included. The
-; reverse sweep has no landing pad, no invoke and no reverse of the cleanup:
-; it runs only after the augmented sweep returned.
+; invoke again with that landing pad, the derivatives of g included. In the
+; augmented sweep each invoke unwinds first to a landing pad of its own that
+; releases the tape (__kinase_free_f, which frees g's tape recorded there),
+; then runs f's cleanup. The reverse sweep has no landing pad, no invoke and
+; no reverse of the cleanup: it runs only after the augmented sweep returned.
 ; RUN: %opt -passes=kinase -S %s | FileCheck %s
 ; RUN: %opt -passes=kinase,verify -disable-output %s
 
@@ -53,19 +55,38 @@ define double @tangent(double %x) {
 ; CHECK-NOT:     {{invoke|landingpad|resume|@cleanup|@note}}
 ; CHECK:         ret { double }
 
-; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(double %x{{.*}}) personality ptr @__gxx_personality_v0
+; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_f(
+; CHECK-SAME:    double %x, ptr %[[TAPE:[0-9]+]]) personality ptr @__gxx_personality_v0
 ; CHECK:         invoke { double, ptr } @__kinase_aug_g(double %x)
-; CHECK-NEXT:      to label %[[CONT:.*]] unwind label %[[LPAD:.*]]
+; CHECK-NEXT:      to label %[[CONT:.*]] unwind label %[[OWN1:.*]]
 ; CHECK:       [[CONT]]:
 ; What the reverse sweep needs is recorded on the normal path only.
 ; CHECK:         store ptr %tape
 ; CHECK:         invoke void @note()
-; CHECK-NEXT:      to label %done unwind label %[[LPAD]]
-; CHECK:       [[LPAD]]:
-; CHECK-NEXT:    %lp = landingpad { ptr, i32 }
-; CHECK-NEXT:      cleanup
+; CHECK-NEXT:      to label %done unwind label %[[OWN2:.*]]
+; CHECK:       [[BODY:lpad.body]]:
+; CHECK-NEXT:    %[[LP:.*]] = phi { ptr, i32 }
 ; CHECK-NEXT:    call void @cleanup(ptr null)
-; CHECK-NEXT:    resume { ptr, i32 } %lp
+; CHECK-NEXT:    resume { ptr, i32 } %[[LP]]
+; CHECK:       [[OWN1]]:
+; CHECK-NEXT:    landingpad { ptr, i32 }
+; CHECK-NEXT:      cleanup
+; CHECK-NEXT:    call void @__kinase_free_f(ptr nonnull %[[TAPE]])
+; CHECK-NEXT:    br label %[[BODY]]
+; CHECK:       [[OWN2]]:
+; CHECK-NEXT:    landingpad { ptr, i32 }
+; CHECK-NEXT:      cleanup
+; CHECK-NEXT:    call void @__kinase_free_f(ptr nonnull %[[TAPE]])
+; CHECK-NEXT:    br label %[[BODY]]
+
+; The release function: g's tape, from f's record of the entry block (zero
+; until that block ended). The request's tape is its caller's: not freed.
+; CHECK-LABEL: define internal void @__kinase_free_f(ptr %0)
+; CHECK:         icmp eq ptr %0, null
+; CHECK:         %[[G:.*]] = load ptr, ptr
+; CHECK-NEXT:    call void @__kinase_free_g(ptr %[[G]])
+; CHECK-NOT:     call void @free
+; CHECK:       {{^}$}}
 
 ; CHECK-LABEL: define internal double @__kinase_fwd_f(double %x, double %d.x) personality ptr @__gxx_personality_v0
 ; CHECK:         invoke { double, double } @__kinase_fwd_g(double %x, double %d.x)
@@ -77,3 +98,6 @@ define double @tangent(double %x) {
 ; CHECK-NEXT:      cleanup
 ; CHECK-NEXT:    call void @cleanup(ptr null)
 ; CHECK-NEXT:    resume { ptr, i32 } %lp
+
+; CHECK-LABEL: define internal void @__kinase_free_g(ptr %0)
+; CHECK:         call void @free(ptr nonnull %0)

@@ -1,0 +1,180 @@
+/* Reverse mode: what an exception leaves behind. The augmented sweep
+ * allocates memory that only the reverse sweep frees: shadows of
+ * allocations and of locals, locals moved to the heap, the tape's record
+ * vectors, the tape itself, the tapes of the callees' augmented sweeps.
+ * When an exception unwinds through the augmented sweep, the reverse sweep
+ * never runs, so each invoke of the augmented sweep gets a landing pad of its
+ * own that frees them before the primal's cleanups run:
+ *
+ *   - what the blocks that ran to their end allocated is on the tape (the
+ *     reverse sweep reads it from there to free it): the pair's release
+ *     function, __kinase_free_<f>(tape), walks the records and frees it,
+ *     then the record vectors and a heap tape. Records of blocks that never
+ *     ran are zero (the tape starts zeroed), and a vector counts only the
+ *     executions that ended;
+ *   - what the block of the invoke allocated before it is not on the tape
+ *     yet: the landing pad frees it directly (it dominates the invoke).
+ *
+ * A callee's tape is released by the callee's release function, a callee
+ * that threw having released its own. Each owned value is noted where the
+ * reverse sweep frees it (rev_free, rev_own_tape), so the two cannot
+ * disagree about what the augmented sweep owns. */
+#include "reverse.h"
+
+#include <stb/stb_ds.h>
+
+void rev_free(Reverse *r, LLVMValueRef v) {
+  kn_call_free(r->b, rev_primal(r, v));
+  arrput(r->owned, ((Owned){v, NULL}));
+}
+
+void rev_own_tape(Reverse *r, LLVMValueRef tape, const Signature *callee) {
+  LLVMValueRef release = derive_release(callee);
+  if (release)
+    arrput(r->owned, ((Owned){tape, release}));
+}
+
+static void release_value(LLVMBuilderRef b, const Owned *owned, LLVMValueRef v) {
+  if (owned->release)
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(owned->release), owned->release, &v, 1, "");
+  else
+    kn_call_free(b, v);
+}
+
+/* v as one execution of its block had it, rebuilt from that execution's
+ * record at `at`: a value recorded, or pure instructions of the block over
+ * recorded values. NULL when it is neither (it is then not released). */
+static LLVMValueRef from_record(LLVMBuilderRef b, BlockRecord *record, LLVMValueRef at, LLVMValueRef v,
+                                int depth) {
+  if (LLVMIsAConstant(v))
+    return v;
+  for (ptrdiff_t k = 0; k < arrlen(record->roots); k++)
+    if (record->roots[k] == v)
+      return LLVMBuildLoad2(b, LLVMTypeOf(v), LLVMBuildStructGEP2(b, record->record, at, (unsigned)k, ""), "");
+  if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != record->block || LLVMIsAPHINode(v) ||
+      !rev_recomputable(v) || depth > 8)
+    return NULL;
+  LLVMValueRef operands[8];
+  int n = LLVMGetNumOperands(v);
+  for (int i = 0; i < n; i++)
+    if (i >= 8 || !(operands[i] = from_record(b, record, at, LLVMGetOperand(v, i), depth + 1)))
+      return NULL;
+  LLVMValueRef clone = LLVMInstructionClone(v);
+  for (int i = 0; i < n; i++)
+    LLVMSetOperand(clone, (unsigned)i, operands[i]);
+  kn_drop_metadata(clone);
+  LLVMInsertIntoBuilder(b, clone);
+  return clone;
+}
+
+static void release_record(Reverse *r, LLVMBuilderRef b, BlockRecord *record, LLVMValueRef at) {
+  for (ptrdiff_t i = 0; i < arrlen(r->owned); i++) {
+    LLVMValueRef v = r->owned[i].value;
+    if (LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) == record->block) {
+      LLVMValueRef recorded = from_record(b, record, at, v, 0);
+      if (recorded)
+        release_value(b, &r->owned[i], recorded);
+    }
+  }
+}
+
+/* Each record of a vector {data, count, capacity}, then its data. */
+static void release_vector(Reverse *r, LLVMBuilderRef b, LLVMValueRef fn, BlockRecord *record,
+                           LLVMValueRef vec) {
+  LLVMTypeRef vec_type = LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64()}, 3, 0);
+  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), LLVMBuildStructGEP2(b, vec_type, vec, 0, ""), "data");
+  LLVMValueRef count = LLVMBuildLoad2(b, i64(), LLVMBuildStructGEP2(b, vec_type, vec, 1, ""), "count");
+  LLVMBasicBlockRef before = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(ctx(), fn, "record");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(ctx(), fn, "release");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx(), fn, "released");
+  LLVMBuildBr(b, head);
+  LLVMPositionBuilderAtEnd(b, head);
+  LLVMValueRef index = LLVMBuildPhi(b, i64(), "i");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, index, count, ""), body, done);
+  LLVMPositionBuilderAtEnd(b, body);
+  release_record(r, b, record, LLVMBuildGEP2(b, record->record, data, &index, 1, ""));
+  LLVMValueRef next = LLVMBuildAdd(b, index, const64(1), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, head);
+  LLVMAddIncoming(index, (LLVMValueRef[]){const64(0), next}, (LLVMBasicBlockRef[]){before, latch}, 2);
+  LLVMPositionBuilderAtEnd(b, done);
+  kn_call_free(b, data);
+}
+
+void rev_build_release(Reverse *r, LLVMTypeRef tape, LLVMValueRef release) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx(), release, "entry");
+  LLVMBasicBlockRef walk = LLVMAppendBasicBlockInContext(ctx(), release, "walk");
+  LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(ctx(), release, "none");
+  LLVMValueRef tape_arg = LLVMGetParam(release, 0);
+  LLVMPositionBuilderAtEnd(b, none);
+  LLVMBuildRetVoid(b);
+  LLVMPositionBuilderAtEnd(b, entry);
+  /* a null tape: the pair recorded nothing, or its caller never got that far */
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, tape_arg, ""), none, walk);
+  LLVMPositionBuilderAtEnd(b, walk);
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
+    BlockRecord *record = &r->records[i];
+    if (!record->record)
+      continue;
+    LLVMValueRef field = LLVMBuildStructGEP2(b, tape, tape_arg, record->tape_field, "");
+    if (record->once)
+      release_record(r, b, record, field);
+    else
+      release_vector(r, b, release, record, field);
+  }
+  if (!r->sig->adjacent)
+    kn_call_free(b, tape_arg);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+}
+
+static const Owned *owned_entry(Reverse *r, LLVMValueRef v) {
+  for (ptrdiff_t i = 0; i < arrlen(r->owned); i++)
+    if (r->owned[i].value == v)
+      return &r->owned[i];
+  return NULL;
+}
+
+/* The block the reattached invokes split `bb` from (its first piece): each
+ * piece but the first is the normal destination of the invoke ending the
+ * piece before, its only predecessor. */
+static LLVMBasicBlockRef previous_piece(LLVMBasicBlockRef bb) {
+  LLVMUseRef use = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb));
+  if (!use || LLVMGetNextUse(use))
+    return NULL;
+  LLVMValueRef user = LLVMGetUser(use);
+  return LLVMIsAInvokeInst(user) && LLVMGetNormalDest(user) == bb ? LLVMGetInstructionParent(user) : NULL;
+}
+
+typedef struct {
+  Reverse *r;
+  LLVMValueRef release;
+} Unwinding;
+
+/* At an invoke's own landing pad: the tape, then what the invoke's block
+ * allocated before it. */
+static void release_at_pad(void *data, LLVMBuilderRef b, LLVMValueRef invoke) {
+  Unwinding *u = data;
+  Reverse *r = u->r;
+  if (!LLVMIsNull(r->aug_tape))
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(u->release), u->release, &r->aug_tape, 1, "");
+  LLVMValueRef from = LLVMGetPreviousInstruction(invoke);
+  for (LLVMBasicBlockRef bb = LLVMGetInstructionParent(invoke); bb;) {
+    for (LLVMValueRef inst = from; inst; inst = LLVMGetPreviousInstruction(inst)) {
+      const Owned *owned = owned_entry(r, inst);
+      if (owned)
+        release_value(b, owned, inst);
+    }
+    bb = previous_piece(bb);
+    from = bb ? LLVMGetBasicBlockTerminator(bb) : NULL; /* its result dominates the invoke */
+  }
+}
+
+void rev_release_on_unwind(Reverse *r, LLVMValueRef *invokes, LLVMValueRef release) {
+  if (LLVMIsNull(r->aug_tape) && !arrlen(r->owned))
+    return; /* nothing to release */
+  Unwinding u = {r, release};
+  unwind_separate_pads(invokes, release_at_pad, &u);
+}

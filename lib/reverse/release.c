@@ -78,12 +78,15 @@ static void release_record(Reverse *r, LLVMBuilderRef b, BlockRecord *record, LL
   }
 }
 
-/* Each record of a vector {data, count, capacity}, then its data. */
+/* Each record of a vector (TapeVectorField), then its data. */
 static void release_vector(Reverse *r, LLVMBuilderRef b, LLVMValueRef fn, BlockRecord *record,
                            LLVMValueRef vec) {
-  LLVMTypeRef vec_type = LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64()}, 3, 0);
-  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), LLVMBuildStructGEP2(b, vec_type, vec, 0, ""), "data");
-  LLVMValueRef count = LLVMBuildLoad2(b, i64(), LLVMBuildStructGEP2(b, vec_type, vec, 1, ""), "count");
+  LLVMTypeRef vec_type = rev_tape_vector_type();
+  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), LLVMBuildStructGEP2(b, vec_type, vec, TAPE_VECTOR_DATA, ""), "data");
+  LLVMValueRef count =
+      LLVMBuildLoad2(b, i64(), LLVMBuildStructGEP2(b, vec_type, vec, TAPE_VECTOR_COUNT, ""), "count");
+  LLVMValueRef stride =
+      LLVMBuildLoad2(b, i64(), LLVMBuildStructGEP2(b, vec_type, vec, TAPE_VECTOR_STRIDE, ""), "stride");
   LLVMBasicBlockRef before = LLVMGetInsertBlock(b);
   LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(ctx(), fn, "record");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(ctx(), fn, "release");
@@ -93,7 +96,8 @@ static void release_vector(Reverse *r, LLVMBuilderRef b, LLVMValueRef fn, BlockR
   LLVMValueRef index = LLVMBuildPhi(b, i64(), "i");
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, index, count, ""), body, done);
   LLVMPositionBuilderAtEnd(b, body);
-  release_record(r, b, record, LLVMBuildGEP2(b, record->record, data, &index, 1, ""));
+  LLVMValueRef offset = LLVMBuildMul(b, index, stride, "");
+  release_record(r, b, record, LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx()), data, &offset, 1, ""));
   LLVMValueRef next = LLVMBuildAdd(b, index, const64(1), "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
   LLVMBuildBr(b, head);

@@ -121,6 +121,9 @@ KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, const CUlaunchConf
                                        const char *where) {
   CUfunction reverse = kinase_rt_derivative(k, "krev", modes, shadows, where);
   KinaseLaunch *l = record(k, reverse, config, args, shadows, modes, where);
+  /* Before K runs: a reverse kernel that cannot fit stops the program here. */
+  kinase_rt_check_cooperative(k, reverse, "reverse", &l->config,
+                              derivative_shmem(k, reverse, config->sharedMemBytes, where), where);
   kinase_rt_learn_types(k, args, l->shadows, where);
   kinase_rt_pending_add(l, args);
   /* Even when K is skipped: its reverse kernel re-runs K's writes. */
@@ -231,8 +234,9 @@ void kinase_rt_launch_tangent(const KinaseKernel *k, const CUlaunchConfig *confi
   kinase_rt_learn_types(k, args, shadow_values, where);
   void **params = derivative_params(k, args, extra, where);
   kinase_rt_protect_writes(k, args, stream, where);
-  launch(forward, &derivative, derivative_shmem(k, forward, config->sharedMemBytes, where), params,
-         where);
+  size_t shmem = derivative_shmem(k, forward, config->sharedMemBytes, where);
+  kinase_rt_check_cooperative(k, forward, "forward", &derivative, shmem, where);
+  launch(forward, &derivative, shmem, params, where);
   for (uint32_t i = 0; i < n; i++)
     if (scratch[i])
       CHECK(where, cudaFreeAsync, scratch[i], stream);

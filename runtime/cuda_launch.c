@@ -176,6 +176,15 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
          params, where);
   kinase_rt_reverse_end(l->stream, where);
   free(params);
+  /* The reverse sweep of host code may read adjoints the kernel wrote into
+   * managed or host memory in place, with no copy to wait on (the forward
+   * sweep's cudaDeviceSynchronize came after the launch, and so comes
+   * before it here): it waits for them now. */
+  bool host_visible = false;
+  for (uint32_t i = 0; i < n && !host_visible; i++)
+    host_visible = l->shadows[i] && kinase_rt_host_visible(l->shadows[i]);
+  if (host_visible)
+    CHECK(where, cudaStreamSynchronize, l->stream);
 
   if (wanted) {
     char *sums = kinase_rt_alloc(8 * wanted, where);

@@ -154,6 +154,9 @@ void kinase_rt_snapshots_free(KinaseLaunch *launch);
 
 /* The allocation holding p, if p is device (or managed) memory. */
 bool kinase_rt_allocation_of(const void *p, CUdeviceptr *base, size_t *size);
+/* Whether the host may read or write p in place: managed memory, pinned or
+ * other host memory (not device memory, not NULL). */
+bool kinase_rt_host_visible(const void *p);
 
 /* A zeroed shadow for pointer parameter i of k, which points to `primal`
  * and was passed Const: the size of primal's allocation, at the same

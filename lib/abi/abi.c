@@ -721,7 +721,11 @@ static void unwind_like_request(LLVMValueRef request, LLVMValueRef before) {
       arrput(calls, inst);
   for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
     LLVMBasicBlockRef bb = LLVMGetInstructionParent(calls[i]);
-    unwind_through(calls[i], unwind);
+    LLVMValueRef invoke = unwind_through(calls[i], unwind);
+    /* The call is gone: a reverse sweep is now this invoke. */
+    for (ptrdiff_t k = 0; k < arrlen(reverse_sweeps); k++)
+      if (reverse_sweeps[k] == calls[i])
+        reverse_sweeps[k] = invoke;
     cfg_copy_incoming(unwind, LLVMGetInstructionParent(request), bb);
   }
   arrfree(calls);

@@ -122,8 +122,9 @@ KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, const CUlaunchConf
   CUfunction reverse = kinase_rt_derivative(k, "krev", modes, shadows, where);
   KinaseLaunch *l = record(k, reverse, config, args, shadows, modes, where);
   /* Before K runs: a reverse kernel that cannot fit stops the program here. */
-  kinase_rt_check_cooperative(k, reverse, "reverse", &l->config,
-                              derivative_shmem(k, reverse, config->sharedMemBytes, where), where);
+  if (kinase_rt_is_cooperative(&l->config))
+    kinase_rt_check_cooperative(k, reverse, "reverse", &l->config,
+                                derivative_shmem(k, reverse, config->sharedMemBytes, where), where);
   kinase_rt_learn_types(k, args, l->shadows, where);
   kinase_rt_pending_add(l, args);
   /* Even when K is skipped: its reverse kernel re-runs K's writes. */

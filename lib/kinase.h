@@ -237,6 +237,17 @@ LLVMValueRef abi_call_augmented(LLVMBuilderRef b, Signature *sig, LLVMValueRef *
 LLVMValueRef abi_call_reverse(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n,
                               LLVMValueRef aug);
 
+/* ---- pieces.c: structures the C ABI passes as several values ---- */
+
+/* How many of `values` (at least 1) are the pieces, in order, of one local
+ * structure or array passed by value (clang's eightbytes). */
+unsigned abi_pieces(LLVMValueRef *values, unsigned n);
+/* Whether a[0..k) and b[0..k) are the same pieces of two local structures. */
+bool abi_same_pieces(LLVMValueRef *a, LLVMValueRef *b, unsigned k);
+/* The global of an activity marker, declared if the module lacks it (a
+ * declaration no instruction uses is not emitted). */
+LLVMValueRef abi_marker(const char *name);
+
 /* ---- cxx.c: requests from <enzyme/enzyme> ---- */
 
 typedef enum { RET_ACTIVE, RET_CONST, RET_DUP } ReturnActivity;
@@ -498,9 +509,10 @@ int activity_address_operand(ValueSet *varied, LLVMValueRef inst);
  * allocation returns one through), or an integer parameter with a shadow
  * (a CUdeviceptr marked enzyme_dup). */
 bool activity_is_address(ValueSet *varied, LLVMValueRef v);
-/* A call that takes no pointer and returns nothing differentiable (lround,
- * isnan) can pass no derivative on, whatever it is. */
-bool activity_can_carry_derivative(LLVMValueRef call);
+/* A call that takes no pointer, no address with a shadow (a CUdeviceptr),
+ * and returns nothing differentiable (lround, isnan) can pass no derivative
+ * on, whatever it is. */
+bool activity_can_carry_derivative(ValueSet *varied, LLVMValueRef call);
 /* Operands [first, first+count) of a linear, structural instruction (casts,
  * GEPs, loads, aggregate and vector moves, select): the instruction applied
  * to their tangents gives its tangent. count 0 for other instructions. */

@@ -50,6 +50,17 @@ static CUlaunchConfig configuration(unsigned gx, unsigned gy, unsigned gz, unsig
   return kinase_rt_config(grid, block, shmem, stream);
 }
 
+/* cuLaunchCooperativeKernel and cudaLaunchCooperativeKernel are launches
+ * with this one attribute. */
+static CUlaunchAttribute cooperative_attribute = {.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+                                                  .value.cooperative = 1};
+
+static CUlaunchConfig cooperative(CUlaunchConfig config) {
+  config.attrs = &cooperative_attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
 /* Launches K (unless skipped: kinase_rt_launch_augment) in place of the
  * user's call, and records the launch. */
 static KinaseLaunch *augment(const KinaseKernel *k, const CUlaunchConfig *config, void **params,
@@ -147,5 +158,42 @@ void __kinase_direct_launch_tangent(const void *kernel, uint64_t grid_xy, uint32
                                     uint64_t block_xy, uint32_t block_z, void **args, size_t shmem,
                                     void *stream, void **tangents, const char *where) {
   CUlaunchConfig config = dim3_configuration(grid_xy, grid_z, block_xy, block_z, shmem, stream);
+  tangent(kinase_rt_kernel(kernel, where), &config, args, tangents, where);
+}
+
+KinaseLaunch *__kinase_driver_cooperative_augment(void *f, unsigned gx, unsigned gy, unsigned gz,
+                                                  unsigned bx, unsigned by, unsigned bz,
+                                                  unsigned shmem, void *stream, void **params,
+                                                  void **shadows, void **unneeded,
+                                                  const char *where) {
+  CUlaunchConfig config = cooperative(configuration(gx, gy, gz, bx, by, bz, shmem, stream));
+  return augment(kinase_rt_kernel_of((CUfunction)f, where), &config, params, shadows, unneeded,
+                 where);
+}
+
+void __kinase_driver_cooperative_tangent(void *f, unsigned gx, unsigned gy, unsigned gz,
+                                         unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                         void *stream, void **params, void **tangents,
+                                         const char *where) {
+  CUlaunchConfig config = cooperative(configuration(gx, gy, gz, bx, by, bz, shmem, stream));
+  tangent(kinase_rt_kernel_of((CUfunction)f, where), &config, params, tangents, where);
+}
+
+KinaseLaunch *__kinase_direct_cooperative_augment(const void *kernel, uint64_t grid_xy,
+                                                  uint32_t grid_z, uint64_t block_xy,
+                                                  uint32_t block_z, void **args, size_t shmem,
+                                                  void *stream, void **shadows, void **unneeded,
+                                                  const char *where) {
+  CUlaunchConfig config =
+      cooperative(dim3_configuration(grid_xy, grid_z, block_xy, block_z, shmem, stream));
+  return augment(kinase_rt_kernel(kernel, where), &config, args, shadows, unneeded, where);
+}
+
+void __kinase_direct_cooperative_tangent(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
+                                         uint64_t block_xy, uint32_t block_z, void **args,
+                                         size_t shmem, void *stream, void **tangents,
+                                         const char *where) {
+  CUlaunchConfig config =
+      cooperative(dim3_configuration(grid_xy, grid_z, block_xy, block_z, shmem, stream));
   tangent(kinase_rt_kernel(kernel, where), &config, args, tangents, where);
 }

@@ -124,6 +124,10 @@ KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, const CUlaunchConf
                                        const char *where) {
   CUfunction reverse = kinase_rt_derivative(k, "krev", modes, shadows, where);
   KinaseLaunch *l = record(k, reverse, config, args, shadows, modes, where);
+  /* Before K runs: a reverse kernel that cannot fit stops the program here. */
+  if (kinase_rt_is_cooperative(&l->config))
+    kinase_rt_check_cooperative(k, reverse, "reverse", &l->config,
+                                derivative_shmem(k, reverse, config->sharedMemBytes, where), where);
   kinase_rt_learn_types(k, args, l->shadows, where);
   kinase_rt_pending_add(l, args);
   /* Even when K is skipped: its reverse kernel re-runs K's writes. */
@@ -183,6 +187,15 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
   kinase_rt_arena_free(arena, l->stream, where);
   kinase_rt_reverse_end(l->stream, where);
   free(params);
+  /* The reverse sweep of host code may read adjoints the kernel wrote into
+   * managed or host memory in place, with no copy to wait on (the forward
+   * sweep's cudaDeviceSynchronize came after the launch, and so comes
+   * before it here): it waits for them now. */
+  bool host_visible = false;
+  for (uint32_t i = 0; i < n && !host_visible; i++)
+    host_visible = l->shadows[i] && kinase_rt_host_visible(l->shadows[i]);
+  if (host_visible)
+    CHECK(where, cudaStreamSynchronize, l->stream);
 
   if (wanted) {
     char *sums = kinase_rt_alloc(8 * wanted, where);
@@ -241,8 +254,9 @@ void kinase_rt_launch_tangent(const KinaseKernel *k, const CUlaunchConfig *confi
   kinase_rt_learn_types(k, args, shadow_values, where);
   void **params = derivative_params(k, args, extra, NULL, where);
   kinase_rt_protect_writes(k, args, stream, where);
-  launch(forward, &derivative, derivative_shmem(k, forward, config->sharedMemBytes, where), params,
-         where);
+  size_t shmem = derivative_shmem(k, forward, config->sharedMemBytes, where);
+  kinase_rt_check_cooperative(k, forward, "forward", &derivative, shmem, where);
+  launch(forward, &derivative, shmem, params, where);
   for (uint32_t i = 0; i < n; i++)
     if (scratch[i])
       CHECK(where, cudaFreeAsync, scratch[i], stream);

@@ -16,6 +16,15 @@ bool kinase_rt_allocation_of(const void *p, CUdeviceptr *base, size_t *size) {
   return p && cuMemGetAddressRange(base, size, (CUdeviceptr)p) == CUDA_SUCCESS;
 }
 
+bool kinase_rt_host_visible(const void *p) {
+  struct cudaPointerAttributes attributes;
+  if (!p || cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+    cudaGetLastError(); /* an unknown pointer is not an error to keep */
+    return false;
+  }
+  return attributes.type != cudaMemoryTypeDevice;
+}
+
 void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *primal,
                                cudaStream_t stream, void **allocated, const char *where) {
   CUdeviceptr base;

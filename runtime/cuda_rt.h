@@ -79,6 +79,21 @@ char *kinase_rt_derivative_name(const KinaseKernel *k, const char *kind, const c
 unsigned kinase_rt_derivative_attributes(const CUlaunchAttribute *attrs, unsigned count,
                                          CUlaunchAttribute *kept);
 
+/* ---- cuda_cooperative.c: derivative kernels of cooperative launches ---- */
+
+/* Whether `config` asks for a cooperative launch. */
+bool kinase_rt_is_cooperative(const CUlaunchConfig *config);
+/* Exits with a message naming `kernel` when the grid of `config` does not
+ * fit at once at per_sm blocks on each of sms multiprocessors (no CUDA
+ * call); `derivative` says which ("reverse", "forward"). */
+void kinase_rt_cooperative_fit(const char *kernel, const char *derivative,
+                               const CUlaunchConfig *config, size_t shmem, int per_sm, int sms,
+                               const char *where);
+/* For a cooperative `config`: whether f, a derivative kernel of k, fits
+ * with `shmem` bytes of dynamic shared memory (kinase_rt_cooperative_fit). */
+void kinase_rt_check_cooperative(const KinaseKernel *k, CUfunction f, const char *derivative,
+                                 const CUlaunchConfig *config, size_t shmem, const char *where);
+
 /* ---- cuda_launch.c: what the launch entry points of both APIs share ---- */
 
 /* A launch's grid, block, dynamic shared memory and stream, without
@@ -139,6 +154,9 @@ void kinase_rt_snapshots_free(KinaseLaunch *launch);
 
 /* The allocation holding p, if p is device (or managed) memory. */
 bool kinase_rt_allocation_of(const void *p, CUdeviceptr *base, size_t *size);
+/* Whether the host may read or write p in place: managed memory, pinned or
+ * other host memory (not device memory, not NULL). */
+bool kinase_rt_host_visible(const void *p);
 
 /* A zeroed shadow for pointer parameter i of k, which points to `primal`
  * and was passed Const: the size of primal's allocation, at the same

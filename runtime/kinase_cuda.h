@@ -200,6 +200,31 @@ void __kinase_direct_launch_tangent(const void *kernel, uint64_t grid_xy, uint32
                                     uint64_t block_xy, uint32_t block_z, void **args, size_t shmem,
                                     void *stream, void **tangents, const char *where);
 
+/* The same for cuLaunchCooperativeKernel(f, grid, block, shmem, stream,
+ * params) and cudaLaunchCooperativeKernel(kernel, grid, block, args, shmem,
+ * stream): launches with the cooperative attribute. Before f first runs,
+ * the runtime checks that all blocks of its derivative kernel fit on the
+ * device at once (they may need more registers or shared memory than f),
+ * and stops with a message naming the kernel when they do not. */
+KinaseLaunch *__kinase_driver_cooperative_augment(void *f, unsigned gx, unsigned gy, unsigned gz,
+                                                  unsigned bx, unsigned by, unsigned bz,
+                                                  unsigned shmem, void *stream, void **params,
+                                                  void **shadows, void **unneeded,
+                                                  const char *where);
+void __kinase_driver_cooperative_tangent(void *f, unsigned gx, unsigned gy, unsigned gz,
+                                         unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                         void *stream, void **params, void **tangents,
+                                         const char *where);
+KinaseLaunch *__kinase_direct_cooperative_augment(const void *kernel, uint64_t grid_xy,
+                                                  uint32_t grid_z, uint64_t block_xy,
+                                                  uint32_t block_z, void **args, size_t shmem,
+                                                  void *stream, void **shadows, void **unneeded,
+                                                  const char *where);
+void __kinase_direct_cooperative_tangent(const void *kernel, uint64_t grid_xy, uint32_t grid_z,
+                                         uint64_t block_xy, uint32_t block_z, void **args,
+                                         size_t shmem, void *stream, void **tangents,
+                                         const char *where);
+
 /* Before the forward sweep writes [dst, dst + bytes) (a copy, a memset):
  * launches still waiting for their reverse sweep that read this memory keep
  * a copy of it first. */

@@ -219,6 +219,42 @@ static bool collect_actual(Request *r) {
   return true;
 }
 
+/* A structure passed by value after a marker arrives as its pieces, then
+ * (dup, dupnoneed) its shadow's: each piece becomes an argument with the
+ * marker, followed by the shadow's piece, so struct {CUdeviceptr out, in;}
+ * passed enzyme_dup is two CUdeviceptrs with shadows. A piece narrower than
+ * an address (an int beside them) has no shadow: it is Const. */
+static bool regroup_pieces(Request *r) {
+  LLVMValueRef out[sizeof r->actual / sizeof *r->actual];
+  unsigned n = 0, room = sizeof out / sizeof *out;
+  for (unsigned k = 0; k < r->nactual;) {
+    int marker = marker_of(r->actual[k]);
+    LLVMValueRef *values = r->actual + k + 1;
+    unsigned rest = r->nactual - k - 1, pieces = marker >= 0 ? abi_pieces(values, rest) : 1;
+    bool shadowed = marker == ACT_DUP || marker == ACT_DUPNONEED;
+    if (pieces < 2 || (shadowed && (2 * pieces > rest || !abi_same_pieces(values, values + pieces, pieces)))) {
+      if (n == room)
+        return request_error(r, "too many arguments");
+      out[n++] = r->actual[k++];
+      continue;
+    }
+    for (unsigned j = 0; j < pieces; j++) {
+      LLVMTypeRef type = LLVMTypeOf(values[j]);
+      bool number = LLVMGetTypeKind(type) == LLVMIntegerTypeKind && !kn_is_address_integer(type);
+      if (n + 3 > room)
+        return request_error(r, "too many arguments");
+      out[n++] = shadowed && number ? abi_marker("enzyme_const") : r->actual[k];
+      out[n++] = values[j];
+      if (shadowed && !number)
+        out[n++] = values[pieces + j];
+    }
+    k += 1 + pieces * (shadowed ? 2 : 1);
+  }
+  memcpy(r->actual, out, n * sizeof *out);
+  r->nactual = n;
+  return true;
+}
+
 /* Whether the shadow a device-side request passes for pointer parameter i
  * is the calling thread's alone (cuda/threads.c); a gradient's remark says
  * why, at the request. */
@@ -341,7 +377,8 @@ static bool lower(Request *r) {
   r->fn = target;
   Signature sig = {.fn = target, .mode = r->mode};
   unsigned cursor = 0;
-  if (!collect_actual(r) || !read_arguments(r, &sig, &cursor))
+  if (!collect_actual(r) || (!r->cxx.grouped && !regroup_pieces(r)) ||
+      !read_arguments(r, &sig, &cursor))
     return false;
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(target));
   if (r->kind == REQ_REVERSE)
@@ -688,7 +725,11 @@ static void unwind_like_request(LLVMValueRef request, LLVMValueRef before) {
       arrput(calls, inst);
   for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
     LLVMBasicBlockRef bb = LLVMGetInstructionParent(calls[i]);
-    unwind_through(calls[i], unwind);
+    LLVMValueRef invoke = unwind_through(calls[i], unwind);
+    /* The call is gone: a reverse sweep is now this invoke. */
+    for (ptrdiff_t k = 0; k < arrlen(reverse_sweeps); k++)
+      if (reverse_sweeps[k] == calls[i])
+        reverse_sweeps[k] = invoke;
     cfg_copy_incoming(unwind, LLVMGetInstructionParent(request), bb);
   }
   arrfree(calls);

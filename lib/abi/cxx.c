@@ -50,13 +50,6 @@ static bool returns_in_memory(LLVMValueRef fn, unsigned nvalues) {
   return LLVMCountParams(fn) == nvalues + 1 && LLVMGetEnumAttributeAtIndex(fn, 1, sret);
 }
 
-/* enzyme_dup's global, declared if the module lacks it: a declaration no
- * instruction uses is not emitted. */
-static LLVMValueRef dup_marker(void) {
-  LLVMValueRef g = LLVMGetNamedGlobal(kn_module.mod, "enzyme_dup");
-  return g ? g : LLVMAddGlobal(kn_module.mod, LLVMInt32TypeInContext(kn_module.ctx), "enzyme_dup");
-}
-
 static bool is_argument_marker(LLVMValueRef v) {
   static const char *const names[] = {"enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -124,7 +117,7 @@ bool cxx_ungroup(LLVMValueRef fn, LLVMValueRef *ops, unsigned n, CxxRequest *cxx
   if (nvalues && returns_in_memory(fn, nvalues - 1)) {
     nvalues--;
     param = 1;
-    actual[count++] = dup_marker();
+    actual[count++] = abi_marker("enzyme_dup");
     actual[count++] = cxx->primal_out;
     actual[count++] = cxx->tangent_out;
   }

@@ -190,24 +190,51 @@ static bool cuda_address_operand(const Rule *rule, unsigned i) {
   }
 }
 
+static bool used_as_address(LLVMValueRef v, int depth);
+
+/* Whether some load of local slot `slot`, into which an integer is stored
+ * (unoptimised code keeps a parameter there), is used as a device address. */
+static bool reloaded_as_address(LLVMValueRef slot, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use))
+    if (LLVMIsALoadInst(LLVMGetUser(use)) && used_as_address(LLVMGetUser(use), depth + 1))
+      return true;
+  return false;
+}
+
+/* Whether operand i of `call`, a call of a function the module defines, is
+ * used there as a device address: the helper that launches or copies
+ * (launch_scale(buf->out, buf->in, ...)) takes it as a CUdeviceptr with a
+ * shadow, as it would a pointer. */
+static bool passed_as_address(LLVMValueRef call, unsigned i, int depth) {
+  LLVMValueRef callee = kn_called_function(call);
+  return callee && !LLVMIsDeclaration(callee) && !rule_for_call(call) &&
+         i < LLVMCountParams(callee) && used_as_address(LLVMGetParam(callee, i), depth + 1);
+}
+
 /* Whether the integer v, read from memory other than a local slot (a field
  * of a structure, an element of an array, passed enzyme_dup), is used as a
  * device address: stored into a launch's argument slot, given to a CUDA
- * copy, set or free as its memory, made a pointer, or offset and then so
- * used. Such a CUdeviceptr has its shadow at the same place in the shadow
- * memory, as a pointer there would; any other integer there stays a
- * number (a count, a size). */
+ * copy, set or free as its memory, made a pointer, passed to a function of
+ * the module that so uses it, kept in a local slot whose loads are so used,
+ * or offset and then so used. Such a CUdeviceptr has its shadow at the same
+ * place in the shadow memory, as a pointer there would; any other integer
+ * there stays a number (a count, a size). */
 static bool used_as_address(LLVMValueRef v, int depth) {
   if (depth > 4)
     return false;
   for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
-    const Rule *rule = LLVMIsACallInst(user) ? rule_for_call(user) : NULL;
-    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == v &&
-        cuda_is_argument_slot(LLVMGetOperand(user, 1)))
-      return true;
-    for (unsigned i = 0; rule && rule->cuda && i < LLVMGetNumArgOperands(user); i++)
-      if (LLVMGetOperand(user, i) == v && cuda_address_operand(rule, i))
+    bool call = kn_is_call_site(user);
+    const Rule *rule = call ? rule_for_call(user) : NULL;
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == v) {
+      LLVMValueRef slot = LLVMGetOperand(user, 1);
+      if (cuda_is_argument_slot(slot) ||
+          (LLVMIsAAllocaInst(slot) && reloaded_as_address(slot, depth)))
+        return true;
+    }
+    for (unsigned i = 0; call && i < LLVMGetNumArgOperands(user); i++)
+      if (LLVMGetOperand(user, i) == v &&
+          (rule ? rule->cuda && cuda_address_operand(rule, i) : passed_as_address(user, i, depth)))
         return true;
     if (LLVMIsAIntToPtrInst(user))
       return true;
@@ -378,18 +405,20 @@ void activity_find_varied(ValueSet *varied, LLVMBasicBlockRef *blocks, bool int_
   }
 }
 
-bool activity_can_carry_derivative(LLVMValueRef call) {
+bool activity_can_carry_derivative(ValueSet *varied, LLVMValueRef call) {
   if (activity_differentiable_type(LLVMTypeOf(call)))
     return true;
-  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++)
-    if (kn_is_pointer_type(LLVMTypeOf(LLVMGetOperand(call, i))))
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++) {
+    LLVMValueRef arg = LLVMGetOperand(call, i);
+    if (kn_is_pointer_type(LLVMTypeOf(arg)) || activity_is_address(varied, arg))
       return true;
+  }
   return false;
 }
 
 bool activity_call_carries(ValueSet *varied, LLVMValueRef call) {
   if (activity_any_operand(varied, call, 0, LLVMGetNumArgOperands(call)) &&
-      activity_can_carry_derivative(call))
+      activity_can_carry_derivative(varied, call))
     return true;
   LLVMValueRef callee = kn_called_function(call);
   return callee && !LLVMIsDeclaration(callee) && globals_reached_by(callee);

@@ -38,29 +38,35 @@
 
 #include <string.h>
 
-/* The launch calls, told apart by their operand count: whether `extra`
- * (always last) is there, and the runtime's entry points for them, which
- * take the other operands, then the shadow of the argument array and
- * `where`. */
+/* The launch calls, told apart by their operand count and whether they are
+ * cooperative: whether `extra` (always last) is there, and the runtime's
+ * entry points for them, which take the other operands, then the shadow of
+ * the argument array and `where`. */
 static const struct LaunchForm {
   unsigned noperands;
-  bool extra;
+  bool cooperative, extra;
   const char *augment, *tangent;
 } forms[] = {
     /* cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, kernelParams, extra) */
-    {11, true, "__kinase_driver_launch_augment", "__kinase_driver_launch_tangent"},
+    {11, false, true, "__kinase_driver_launch_augment", "__kinase_driver_launch_tangent"},
     /* cuLaunchKernelEx(config, f, kernelParams, extra) */
-    {4, true, "__kinase_driver_launch_ex_augment", "__kinase_driver_launch_ex_tangent"},
+    {4, false, true, "__kinase_driver_launch_ex_augment", "__kinase_driver_launch_ex_tangent"},
     /* cudaLaunchKernel(stub, grid, block, args, shmem, stream), each dim3
      * passed as {x | y << 32, z} (the x86-64 C ABI) */
-    {8, false, "__kinase_direct_launch_augment", "__kinase_direct_launch_tangent"},
+    {8, false, false, "__kinase_direct_launch_augment", "__kinase_direct_launch_tangent"},
+    /* cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, kernelParams) */
+    {10, true, false, "__kinase_driver_cooperative_augment", "__kinase_driver_cooperative_tangent"},
+    /* cudaLaunchCooperativeKernel, with cudaLaunchKernel's operands */
+    {8, true, false, "__kinase_direct_cooperative_augment", "__kinase_direct_cooperative_tangent"},
 };
 
 static const struct LaunchForm *form_of(LLVMValueRef call) {
+  const char *name = kn_function_name(kn_called_function(call));
+  bool cooperative = strstr(name, "Cooperative") != NULL;
   for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
-    if (LLVMGetNumArgOperands(call) == forms[i].noperands)
+    if (LLVMGetNumArgOperands(call) == forms[i].noperands && forms[i].cooperative == cooperative)
       return &forms[i];
-  kn_die("launch call '%s' of unknown form", kn_function_name(kn_called_function(call)));
+  kn_die("launch call '%s' of unknown form", name);
 }
 
 static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }

@@ -115,7 +115,13 @@ void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n) {
     return;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (size_t i = 0; i < n; i++) {
-    LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(reverse_sweeps[i]));
+    /* After the sweep: on its normal edge when it is an invoke (a request
+     * among C++ locals with destructors). */
+    LLVMValueRef sweep = reverse_sweeps[i];
+    if (LLVMIsAInvokeInst(sweep))
+      LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(LLVMGetNormalDest(sweep)));
+    else
+      LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(sweep));
     kn_call_libc(b, "__kinase_release_deferred", LLVMVoidTypeInContext(kn_module.ctx), NULL, 0);
   }
   LLVMDisposeBuilder(b);

@@ -21,7 +21,7 @@ static bool has_shadow(Reverse *r, LLVMValueRef v) {
    * passed with a shadow. */
   bool aggregate_param = !kn_is_pointer_type(type) && LLVMIsAArgument(v);
   return is_varied(r, v) && ((kn_type_has_pointers(type) && !aggregate_param) ||
-                             activity_is_address(&r->varied, v));
+                             vset_has(&r->addresses, v));
 }
 
 LLVMValueRef rev_shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
@@ -103,7 +103,7 @@ Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee)
     sig.params[i] = activity_null_pointer_argument(arg)       ? ACT_DUP
                     : !is_varied(r, arg)                      ? ACT_CONST
                     : kn_is_pointer_type(LLVMTypeOf(arg))     ? ACT_DUP
-                    : activity_is_address(&r->varied, arg)    ? ACT_DUP
+                    : vset_has(&r->addresses, arg)           ? ACT_DUP
                     : kn_type_has_floats(LLVMTypeOf(arg))     ? ACT_OUT
                                                               : ACT_CONST;
   }
@@ -460,7 +460,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
       LLVMValueRef zero = shadow_twin(r, inst, 1, 1);
       LLVMSetOperand(zero, 0, LLVMConstNull(LLVMTypeOf(value)));
     } else if (is_varied(r, at) &&
-        (kn_is_pointer_type(LLVMTypeOf(value)) || activity_is_address(&r->varied, value))) {
+        (kn_is_pointer_type(LLVMTypeOf(value)) || vset_has(&r->addresses, value))) {
       shadow_twin(r, inst, 0, 2);
     } else if (is_varied(r, at) && kn_is_address_integer(LLVMTypeOf(value)) &&
                LLVMIsAAllocaInst(kn_underlying_object(at))) {

@@ -237,6 +237,18 @@ static void build_reverse(Reverse *r) {
     reverse_block(r, k);
 }
 
+static void find_addresses(Reverse *r) {
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++) {
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
+         inst = LLVMGetNextInstruction(inst))
+      if (activity_is_address(&r->varied, inst))
+        vset_add(&r->addresses, inst);
+  }
+  for (unsigned i = 0, n = LLVMCountParams(r->aug); i < n; i++)
+    if (activity_is_address(&r->varied, LLVMGetParam(r->aug, i)))
+      vset_add(&r->addresses, LLVMGetParam(r->aug, i));
+}
+
 bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, LLVMValueRef release) {
   Reverse r = {.sig = sig, .aug = aug, .rev = rev, .clears_land = PTRDIFF_MAX};
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
@@ -268,6 +280,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
   rev_find_memory_objects(&r);
   rev_find_integer_copies(&r);
   activity_find_varied(&r.varied, r.blocks, false);
+  find_addresses(&r);
   rev_find_useful(&r);
   rev_augment(&r);
   r.cfg = cfg_build(aug);
@@ -315,6 +328,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
   vset_free(&r.varied);
   vset_free(&r.useful);
   vset_free(&r.shadow_code);
+  vset_free(&r.addresses);
   vset_free(&r.stack_on_heap);
   vset_free(&r.frozen_params);
   vset_free(&r.owned_params);

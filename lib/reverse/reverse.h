@@ -95,6 +95,9 @@ typedef struct {
   ptrdiff_t reversing;     /* the index in blocks of the block being reversed */
   LLVMValueRef *final_stores; /* aug stores made after the reverse sweep instead (final.c) */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
+  /* Integers that are addresses with shadows (CUdeviceptr), decided before
+   * the augmented sweep replaces the calls that tell (activity_is_address) */
+  ValueSet addresses;
   Placeholder *placeholders;
   BlockRecord *records;
   LLVMValueRef rev_entry, rev_exit; /* blocks (as values) */

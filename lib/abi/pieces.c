@@ -1,0 +1,82 @@
+/* Structures passed by value in the C ABI's requests. Clang passes a small
+ * structure as its eightbytes, each one parameter of the function
+ * (struct {CUdeviceptr out, in;}: two i64), and so in a variadic call
+ * too: __enzyme_autodiff(f, enzyme_dup, s, ds) passes s's pieces, then
+ * ds's. Taken one value per parameter, the marker would pair s.out with
+ * s.in as its shadow. The pieces are recognised by where they come from:
+ * clang loads each from the structure's local copy (or from the local
+ * structure itself) at its offset, in order, just before the call. */
+#include "kinase.h"
+
+#include <string.h>
+
+/* The byte offset of the constant GEP chain from `p` down to its local
+ * slot, or false if some index is not constant or `p` is not in one. */
+static bool offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long long *offset) {
+  *offset = 0;
+  while (LLVMIsAGetElementPtrInst(p)) {
+    LLVMTypeRef type = LLVMGetGEPSourceElementType(p);
+    for (unsigned i = 1, n = (unsigned)LLVMGetNumOperands(p); i < n; i++) {
+      LLVMValueRef index = LLVMGetOperand(p, i);
+      if (!LLVMIsAConstantInt(index))
+        return false;
+      long long k = LLVMConstIntGetSExtValue(index);
+      if (i == 1) {
+        *offset += (unsigned long long)k * LLVMABISizeOfType(kn_module.layout, type);
+      } else if (LLVMGetTypeKind(type) == LLVMStructTypeKind) {
+        *offset += LLVMOffsetOfElement(kn_module.layout, type, (unsigned)k);
+        type = LLVMStructGetTypeAtIndex(type, (unsigned)k);
+      } else if (LLVMGetTypeKind(type) == LLVMArrayTypeKind) {
+        type = LLVMGetElementType(type);
+        *offset += (unsigned long long)k * LLVMABISizeOfType(kn_module.layout, type);
+      } else {
+        return false;
+      }
+    }
+    p = LLVMGetOperand(p, 0);
+  }
+  *slot = p;
+  return LLVMIsAAllocaInst(p) != NULL;
+}
+
+/* Whether `v` loads a part of a local structure or array (smaller than
+ * it), and from where. */
+static bool piece_of(LLVMValueRef v, LLVMValueRef *slot, unsigned long long *offset) {
+  if (!LLVMIsALoadInst(v) || !offset_in_slot(LLVMGetOperand(v, 0), slot, offset))
+    return false;
+  LLVMTypeRef whole = LLVMGetAllocatedType(*slot);
+  LLVMTypeKind kind = LLVMGetTypeKind(whole);
+  return (kind == LLVMStructTypeKind || kind == LLVMArrayTypeKind) &&
+         LLVMStoreSizeOfType(kn_module.layout, LLVMTypeOf(v)) < LLVMABISizeOfType(kn_module.layout, whole);
+}
+
+unsigned abi_pieces(LLVMValueRef *values, unsigned n) {
+  LLVMValueRef first, slot;
+  unsigned long long offset, last;
+  if (!n || !piece_of(values[0], &first, &last) || last != 0)
+    return 1;
+  unsigned k = 1;
+  while (k < n && piece_of(values[k], &slot, &offset) && slot == first && offset > last) {
+    last = offset;
+    k++;
+  }
+  return k;
+}
+
+bool abi_same_pieces(LLVMValueRef *a, LLVMValueRef *b, unsigned k) {
+  LLVMValueRef slot_a, slot_b, first_b = NULL;
+  unsigned long long offset_a, offset_b;
+  for (unsigned i = 0; i < k; i++) {
+    if (!piece_of(a[i], &slot_a, &offset_a) || !piece_of(b[i], &slot_b, &offset_b) ||
+        offset_a != offset_b || LLVMTypeOf(a[i]) != LLVMTypeOf(b[i]) || slot_a == slot_b ||
+        (first_b && slot_b != first_b))
+      return false;
+    first_b = slot_b;
+  }
+  return true;
+}
+
+LLVMValueRef abi_marker(const char *name) {
+  LLVMValueRef g = LLVMGetNamedGlobal(kn_module.mod, name);
+  return g ? g : LLVMAddGlobal(kn_module.mod, LLVMInt32TypeInContext(kn_module.ctx), name);
+}

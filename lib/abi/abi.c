@@ -325,6 +325,23 @@ static void find_result(Request *r) {
   }
 }
 
+/* A function using extern __shared__ arrays is differentiated as a copy
+ * taking the region as one more parameter, dup: the launch's dynamic shared
+ * memory, whose second half holds the shadow (cuda/shared.c). */
+static bool pass_dynamic_shared(Request *r, Signature *sig) {
+  LLVMValueRef with = cuda_request_dynamic_shared(r->fn);
+  if (with == r->fn)
+    return true;
+  if (sig->nparams == KN_MAX_PARAMS)
+    return request_error(r, "'%s' has %d parameters and uses extern __shared__ memory, which takes one more",
+                         kn_function_name(r->fn), KN_MAX_PARAMS);
+  cuda_dynamic_shared_args(r->b, &r->args[r->nargs], &r->args[r->nargs + 1]);
+  r->nargs += 2;
+  sig->params[sig->nparams++] = ACT_DUP;
+  sig->fn = with;
+  return true;
+}
+
 static bool lower(Request *r) {
   find_result(r);
   if (LLVMGetNumArgOperands(r->call) <= r->first)
@@ -347,6 +364,8 @@ static bool lower(Request *r) {
   if (r->kind == REQ_REVERSE)
     return call_split_reverse(r, &sig, ret, cursor);
   if (!check_all_read(r, cursor))
+    return false;
+  if (kn_module.gpu && (r->kind == REQ_FORWARD || r->kind == REQ_GRADIENT) && !pass_dynamic_shared(r, &sig))
     return false;
   switch (r->kind) {
   case REQ_FORWARD:

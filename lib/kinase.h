@@ -93,6 +93,9 @@ LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, L
 /* malloc in device code, stopping the kernel with a message when the
  * device heap is exhausted. */
 LLVMValueRef kn_device_malloc(LLVMBuilderRef b, LLVMValueRef size);
+/* In device code: printf(format, values...) (values points to them, laid
+ * out as vprintf reads them, or is null), then a trap; ends the block. */
+void kn_device_stop(LLVMBuilderRef b, const char *format, const char *name, LLVMValueRef values);
 LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size);
 void kn_call_free(LLVMBuilderRef b, LLVMValueRef p);
 
@@ -679,6 +682,12 @@ LLVMValueRef cuda_dynamic_shared_as_parameter(LLVMValueRef fn);
 /* In a derivative kernel: the arguments for that parameter, the start of
  * dynamic shared memory and its second half as the shadow. */
 void cuda_dynamic_shared_args(LLVMBuilderRef b, LLVMValueRef *start, LLVMValueRef *shadow);
+/* For a device-side request of `fn`: `fn` itself when neither it nor what
+ * it calls uses an extern __shared__ array; else a copy with its callees
+ * inlined and the region as a last parameter (as above), each access
+ * through which stops the kernel with a message when it lies past the first
+ * half of the launch's dynamic shared memory, the shadow's place. */
+LLVMValueRef cuda_request_dynamic_shared(LLVMValueRef fn);
 
 /* ---- cuda/driver.c: driver-API launches in host code (RULE_LAUNCH) ---- */
 

@@ -10,7 +10,8 @@
  *   - Enzyme's attributes enzyme_inactive and enzyme_inactive_noblock, as
  *     macros turning them into annotations (-D);
  *   - the CUDA toolkit's headers, searched last (-idirafter), so that C
- *     programs of the driver API find cuda.h;
+ *     programs of the driver API find cuda.h, and CCCL's (include/cccl:
+ *     cuda/std, cub, thrust), as nvcc does;
  *   - for CUDA sources: the toolkit (--cuda-path) and a default GPU (sm_90)
  *     unless --cuda-gpu-arch or --offload-arch names one or more;
  *   - when linking: -x none, so that no -x of the user's applies to what the
@@ -515,13 +516,20 @@ static void add_cuda_toolkit(ArgList *cmd, const Request *req, const char *root)
 
 /* C and C++ programs of the CUDA driver or runtime API (#include <cuda.h>)
  * find the toolkit's headers as CUDA sources do, searched after every
- * directory of the user's and the system's. */
+ * directory of the user's and the system's. CUDA 13 keeps CCCL (cuda/std,
+ * cub, thrust, which cooperative_groups.h includes) in include/cccl, which
+ * nvcc searches and clang does not: it comes next. */
 static void add_cuda_headers(ArgList *cmd, const char *root) {
   char *include = concat(root, "/include");
   if (!is_file(concat(include, "/cuda.h")))
     return;
   add(cmd, "-idirafter");
   add(cmd, include);
+  char *cccl = concat(include, "/cccl");
+  if (is_file(concat(cccl, "/cuda/std/type_traits"))) {
+    add(cmd, "-idirafter");
+    add(cmd, cccl);
+  }
 }
 
 /* The user's arguments, in order; under clang++, C sources stay C. */

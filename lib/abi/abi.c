@@ -274,6 +274,68 @@ static bool owns_shadow(Request *r, unsigned i, LLVMValueRef shadow) {
   return owned;
 }
 
+/* The type a byval parameter i of `fn` points to, or NULL. */
+static LLVMTypeRef byval_type(LLVMValueRef fn, unsigned i) {
+  LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(fn, i + 1, LLVMGetEnumAttributeKindForName("byval", 5));
+  return a ? LLVMGetTypeAttributeValue(a) : NULL;
+}
+
+/* How many scalars `t` is, fields of fields and elements of arrays. */
+static unsigned leaf_count(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMStructTypeKind: {
+    unsigned n = 0;
+    for (unsigned k = 0; k < LLVMCountStructElementTypes(t); k++)
+      n += leaf_count(LLVMStructGetTypeAtIndex(t, k));
+    return n;
+  }
+  case LLVMArrayTypeKind:
+    return (unsigned)LLVMGetArrayLength2(t) * leaf_count(LLVMGetElementType(t));
+  default:
+    return 1;
+  }
+}
+
+/* Stores values[*k...] into the scalars of the `t` at `at`, in order;
+ * false where a value's type is not its scalar's. */
+static bool store_leaves(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef at, LLVMValueRef *values, unsigned *k) {
+  LLVMTypeKind kind = LLVMGetTypeKind(t);
+  if (kind != LLVMStructTypeKind && kind != LLVMArrayTypeKind) {
+    if (LLVMTypeOf(values[*k]) != t)
+      return false;
+    LLVMBuildStore(b, values[(*k)++], at);
+    return true;
+  }
+  unsigned n = kind == LLVMStructTypeKind ? LLVMCountStructElementTypes(t) : (unsigned)LLVMGetArrayLength2(t);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
+  for (unsigned f = 0; f < n; f++) {
+    LLVMValueRef index[2] = {LLVMConstInt(i32, 0, 0), LLVMConstInt(i32, f, 0)};
+    LLVMValueRef field = LLVMBuildInBoundsGEP2(b, t, at, index, 2, "");
+    LLVMTypeRef ft = kind == LLVMStructTypeKind ? LLVMStructGetTypeAtIndex(t, f) : LLVMGetElementType(t);
+    if (!store_leaves(b, ft, field, values, k))
+      return false;
+  }
+  return true;
+}
+
+/* A struct passed by value through the variadic call arrives, on NVPTX
+ * (device code), as its scalars, one argument each, where the function
+ * takes the struct byval: they are put together in a slot of the caller, whose address is
+ * the argument. NULL (with an error) where they do not fit the struct. */
+static LLVMValueRef gather_byval(Request *r, unsigned i, LLVMTypeRef t, LLVMTypeRef param, unsigned *cursor) {
+  unsigned n = leaf_count(t), k = 0;
+  LLVMBuilderRef entry = kn_entry_builder(LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call)));
+  LLVMValueRef slot = LLVMBuildAlloca(entry, t, "byval.arg");
+  LLVMDisposeBuilder(entry);
+  if (*cursor + n > r->nactual || !store_leaves(r->b, t, slot, r->actual + *cursor, &k)) {
+    request_error(r, "the arguments for parameter %u of '%s', a struct passed by value, do not match its fields",
+                  i + 1, kn_function_name(r->fn));
+    return NULL;
+  }
+  *cursor += n;
+  return LLVMTypeOf(slot) == param ? slot : LLVMBuildAddrSpaceCast(r->b, slot, param, "");
+}
+
 /* Reads the markers and values after the function argument into `sig` and
  * the argument list of the derivative; *read is how many it read. */
 static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
@@ -295,11 +357,18 @@ static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
                            needed == 2 ? "a value and its shadow" : "a value");
     if (!check_activity(r, i, type, act))
       return false;
+    LLVMTypeRef by_value = byval_type(r->fn, i);
     for (unsigned k = 0; k < needed; k++) {
-      LLVMValueRef value = r->actual[cursor++];
+      LLVMValueRef value = r->actual[cursor];
       if (marker_of(value) >= 0)
         return request_error(r, "a marker stands where parameter %u of '%s' expects a %s",
                              i + 1, kn_function_name(r->fn), k ? "shadow" : "value");
+      if (by_value && kn_module.gpu)
+        value = gather_byval(r, i, by_value, type, &cursor);
+      else
+        cursor++;
+      if (!value)
+        return false;
       if (!push_arg(r, i, value, type))
         return false;
     }
@@ -361,6 +430,23 @@ static void find_result(Request *r) {
   }
 }
 
+/* A function using extern __shared__ arrays is differentiated as a copy
+ * taking the region as one more parameter, dup: the launch's dynamic shared
+ * memory, whose second half holds the shadow (cuda/shared.c). */
+static bool pass_dynamic_shared(Request *r, Signature *sig) {
+  LLVMValueRef with = cuda_request_dynamic_shared(r->fn);
+  if (with == r->fn)
+    return true;
+  if (sig->nparams == KN_MAX_PARAMS)
+    return request_error(r, "'%s' has %d parameters and uses extern __shared__ memory, which takes one more",
+                         kn_function_name(r->fn), KN_MAX_PARAMS);
+  cuda_dynamic_shared_args(r->b, &r->args[r->nargs], &r->args[r->nargs + 1]);
+  r->nargs += 2;
+  sig->params[sig->nparams++] = ACT_DUP;
+  sig->fn = with;
+  return true;
+}
+
 static bool lower(Request *r) {
   find_result(r);
   if (LLVMGetNumArgOperands(r->call) <= r->first)
@@ -384,6 +470,8 @@ static bool lower(Request *r) {
   if (r->kind == REQ_REVERSE)
     return call_split_reverse(r, &sig, ret, cursor);
   if (!check_all_read(r, cursor))
+    return false;
+  if (kn_module.gpu && (r->kind == REQ_FORWARD || r->kind == REQ_GRADIENT) && !pass_dynamic_shared(r, &sig))
     return false;
   switch (r->kind) {
   case REQ_FORWARD:

@@ -220,6 +220,14 @@ LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, L
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
+void kn_device_stop(LLVMBuilderRef b, const char *format, const char *name, LLVMValueRef values) {
+  LLVMContextRef ctx = kn_module.ctx;
+  LLVMValueRef args[2] = {LLVMBuildGlobalString(b, format, name), values};
+  kn_call_libc(b, "vprintf", LLVMInt32TypeInContext(ctx), args, 2);
+  kn_call_libc(b, "llvm.trap", LLVMVoidTypeInContext(ctx), NULL, 0);
+  LLVMBuildUnreachable(b);
+}
+
 /* kinase.device.malloc(n): malloc on the device heap, which is small (8 MB
  * unless the program raises it): running out stops the kernel with a
  * message rather than an illegal address later. */
@@ -241,14 +249,8 @@ static LLVMValueRef device_malloc_function(void) {
   LLVMValueRef memory = kn_call_libc(b, "malloc", ptr, &size, 1);
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, memory, ""), fail, ok);
   LLVMPositionBuilderAtEnd(b, fail);
-  LLVMValueRef args[2] = {LLVMBuildGlobalString(b,
-                                                "kinase: the device heap is exhausted by a derivative's "
-                                                "tape (raise cudaLimitMallocHeapSize)\n",
-                                                "kinase.heap.msg"),
-                          LLVMConstPointerNull(ptr)};
-  kn_call_libc(b, "vprintf", LLVMInt32TypeInContext(ctx), args, 2);
-  kn_call_libc(b, "llvm.trap", LLVMVoidTypeInContext(ctx), NULL, 0);
-  LLVMBuildUnreachable(b);
+  kn_device_stop(b, "kinase: the device heap is exhausted by a derivative's tape (raise cudaLimitMallocHeapSize)\n",
+                 "kinase.heap.msg", LLVMConstPointerNull(ptr));
   LLVMPositionBuilderAtEnd(b, ok);
   LLVMBuildRet(b, memory);
   LLVMDisposeBuilder(b);

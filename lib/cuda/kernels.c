@@ -426,9 +426,23 @@ static bool computes_derivatives(LLVMValueRef fn, ValueSet *seen) {
 }
 
 /* Why `kernel` gets no derivative kernels, or NULL. */
+/* A parameter clang passes byval: a struct the launch copies by value. */
+static bool takes_struct_by_value(LLVMValueRef kernel) {
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++)
+    if (LLVMGetEnumAttributeAtIndex(kernel, i + 1, byval))
+      return true;
+  return false;
+}
+
 static const char *not_emitted(LLVMValueRef kernel, const uint32_t *words) {
   if (LLVMCountParams(kernel) > KN_MAX_PARAMS)
     return "it has too many parameters";
+  /* The runtime passes parameters by their size and shadows pointers
+   * parameters only: the arrays inside a struct would have none. */
+  if (takes_struct_by_value(kernel))
+    return "it takes a struct by value, which Kinase does not differentiate in kernels yet: pass the "
+           "struct's members as parameters of their own";
   ValueSet seen = {0};
   bool nested = computes_derivatives(kernel, &seen);
   vset_free(&seen);

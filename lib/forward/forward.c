@@ -81,7 +81,10 @@ static LLVMValueRef linear_combination(Forward *f, PartialFn partial, LLVMValueR
         math_fmul(f->b, partial(f->b, args, result, i), tangent_of(f, args[i], result));
     sum = sum ? math_fadd(f->b, sum, term) : term;
   }
-  return sum ? sum : LLVMConstNull(LLVMTypeOf(result));
+  if (!sum)
+    return LLVMConstNull(LLVMTypeOf(result));
+  /* A conversion's partials are in the type of what it converts. */
+  return LLVMTypeOf(sum) == LLVMTypeOf(result) ? sum : LLVMBuildFPCast(f->b, sum, LLVMTypeOf(result), "");
 }
 
 static LLVMValueRef operands_of(LLVMValueRef inst, unsigned n, LLVMValueRef *out) {

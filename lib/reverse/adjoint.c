@@ -110,9 +110,14 @@ static void reverse_partials(Reverse *r, LLVMValueRef inst, PartialFn partial, u
   for (unsigned i = 0; i < n; i++)
     args[i] = rev_primal(r, LLVMGetOperand(inst, i));
   LLVMValueRef y = rev_primal(r, inst);
-  for (unsigned i = 0; i < nactive; i++)
-    if (has_adjoint(r, LLVMGetOperand(inst, i)))
-      rev_add_adjoint(r, LLVMGetOperand(inst, i), math_fmul(r->b, partial(r->b, args, y, i), a));
+  for (unsigned i = 0; i < nactive; i++) {
+    if (!has_adjoint(r, LLVMGetOperand(inst, i)))
+      continue;
+    /* A conversion's partials are in the type of what it converts. */
+    LLVMTypeRef t = LLVMTypeOf(args[i]);
+    LLVMValueRef a_i = LLVMTypeOf(a) == t ? a : LLVMBuildFPCast(r->b, a, t, "");
+    rev_add_adjoint(r, LLVMGetOperand(inst, i), math_fmul(r->b, partial(r->b, args, y, i), a_i));
+  }
 }
 
 /* *shadow += a, for float-holding values loaded from it. In device code

@@ -13,7 +13,9 @@
 
 typedef enum {
   ASM_TRUNC, ASM_EXTEND,                                   /* conversions */
+  ASM_ROUND_TRUNC, ASM_ROUND_CEIL, ASM_ROUND_FLOOR, ASM_ROUND_EVEN, /* to integral values */
   ASM_FADD, ASM_FSUB, ASM_FMUL, ASM_FMA, ASM_FNEG, ASM_FABS, ASM_FMIN, ASM_FMAX,
+  ASM_FMIN_NAN, ASM_FMAX_NAN,                              /* NaN if either is */
   ASM_RCP_APPROX_FTZ, ASM_DIV_APPROX,                      /* as NVVM intrinsics */
   ASM_PACK_TRUNC, ASM_SPLAT_TRUNC, ASM_PACK,               /* into pairs */
   ASM_LANE0, ASM_LANE1,                                    /* out of pairs */
@@ -21,15 +23,21 @@ typedef enum {
   ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
 } AsmOp;
 
+/* What .sat and .relu do to the result of the operation. */
+typedef enum { CLAMP_NONE, CLAMP_SAT, CLAMP_RELU } AsmClamp;
+
 typedef struct {
   const char *text, *constraints;
   AsmOp op;
   const char *type;
+  AsmClamp clamp;
 } AsmRow;
 
 static const AsmRow asm_table[] = {
-#define ASM(text, constraints, op, type) {text, constraints, op, type},
+#define ASM(text, constraints, op, type) {text, constraints, op, type, CLAMP_NONE},
+#define ASM_CLAMPED(text, constraints, op, type, clamp) {text, constraints, op, type, clamp},
 #include "asm.def"
+#undef ASM_CLAMPED
 #undef ASM
 };
 
@@ -209,6 +217,12 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   case ASM_FABS: return intrinsic(b, "llvm.fabs", t, x, 1);
   case ASM_FMIN: return intrinsic(b, "llvm.minnum", t, x, 2);
   case ASM_FMAX: return intrinsic(b, "llvm.maxnum", t, x, 2);
+  case ASM_FMIN_NAN: return intrinsic(b, "llvm.minimum", t, x, 2);
+  case ASM_FMAX_NAN: return intrinsic(b, "llvm.maximum", t, x, 2);
+  case ASM_ROUND_TRUNC: return intrinsic(b, "llvm.trunc", t, x, 1);
+  case ASM_ROUND_CEIL: return intrinsic(b, "llvm.ceil", t, x, 1);
+  case ASM_ROUND_FLOOR: return intrinsic(b, "llvm.floor", t, x, 1);
+  case ASM_ROUND_EVEN: return intrinsic(b, "llvm.roundeven", t, x, 1);
   case ASM_RCP_APPROX_FTZ: return intrinsic(b, "llvm.nvvm.rcp.approx.ftz.f", NULL, x, 1);
   case ASM_DIV_APPROX: return intrinsic(b, "llvm.nvvm.div.approx.f", NULL, x, 2);
   case ASM_PACK_TRUNC:
@@ -236,6 +250,19 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   kn_die("unknown asm operation");
 }
 
+/* .sat clamps to [0, 1], NaN to 0; .relu clamps below at 0 (NaN stays
+ * NaN). As selects on comparisons, so that the derivative is picked: that
+ * of the operation inside, 0 where clamped. */
+static LLVMValueRef clamped(LLVMBuilderRef b, AsmClamp clamp, LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMValueRef zero = math_const(t, 0.0);
+  if (clamp == CLAMP_RELU)
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, v, zero, ""), zero, v, "");
+  LLVMValueRef below_one = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, v, math_const(t, 1.0), ""), v,
+                                           math_const(t, 1.0), "");
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, v, zero, ""), below_one, zero, "");
+}
+
 /* The type `row`'s operands are read as, t the type it computes in: floats
  * stay floats (conversions), the halves packed into a pair are its lanes. */
 static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v) {
@@ -260,6 +287,8 @@ static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row, LLVM
     x[k] = as(b, v, operand_type(row, t, v));
   }
   LLVMValueRef value = compute(b, row, x, t, result);
+  if (row->clamp != CLAMP_NONE)
+    value = clamped(b, row->clamp, value);
   LLVMReplaceAllUsesWith(call, as(b, value, result));
   LLVMInstructionEraseFromParent(call);
 }

@@ -12,7 +12,10 @@
  * And the conversions __float2half, __half2float, __float2bfloat16, ...: in
  * device code they are assembly (rules/asm.def), but in host code they are
  * integer arithmetic on the bits, through which no derivative flows. Calls
- * of them become fptrunc and fpext, the same rounding to nearest. */
+ * of them become fptrunc and fpext, the same rounding to nearest. Those
+ * rounding otherwise (__float2half_rz, _rd, _ru and bfloat16's) have no
+ * such IR: they are wrapped as the math functions are, in
+ * kinase.cvt.MODE.TYPE taking a float, whose partial is 1 (nvvm.def). */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -67,10 +70,13 @@ static char *wrapper_name(LLVMValueRef fn) {
   return NULL;
 }
 
+static int conversion_of(LLVMValueRef fn);
+static bool conversion_is_wrapped(int k);
+
 bool half_math_is_header_function(LLVMValueRef fn) {
   char *name = wrapper_name(fn);
   free(name);
-  return name != NULL;
+  return name != NULL || conversion_is_wrapped(conversion_of(fn));
 }
 
 static LLVMTypeRef wrapper_type_of(const char *wrapper) {
@@ -103,14 +109,13 @@ static LLVMValueRef as_type(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef v, L
   return LLVMBuildLoad2(b, type, slot, "");
 }
 
-/* The wrapper: its argument handed to `header` as the header takes it
- * (byval, sret or by value), the result read back. */
-static LLVMValueRef wrapper_of(LLVMValueRef header, const char *name) {
+/* The wrapper, from `param` to `t`: its argument handed to `header` as the
+ * header takes it (byval, sret or by value), the result read back. */
+static LLVMValueRef wrapper_of(LLVMValueRef header, const char *name, LLVMTypeRef param, LLVMTypeRef t) {
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
   if (fn)
     return fn;
-  LLVMTypeRef t = wrapper_type_of(name);
-  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(t, &t, 1, false));
+  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(t, &param, 1, false));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(kn_module.ctx, always, 0));
@@ -186,15 +191,22 @@ typedef struct {
   const char *name, *params;
   bool widen;
   bool bfloat;
+  const char *wrapper; /* for those rounding other than to nearest */
 } Conversion;
 
 static const Conversion conversions[] = {
-    {"__float2half", "f", false, false},
-    {"__float2half_rn", "f", false, false},
-    {"__half2float", "6__half", true, false},
-    {"__float2bfloat16", "f", false, true},
-    {"__float2bfloat16_rn", "f", false, true},
-    {"__bfloat162float", "13__nv_bfloat16", true, true},
+    {"__float2half", "f", false, false, NULL},
+    {"__float2half_rn", "f", false, false, NULL},
+    {"__half2float", "6__half", true, false, NULL},
+    {"__float2bfloat16", "f", false, true, NULL},
+    {"__float2bfloat16_rn", "f", false, true, NULL},
+    {"__bfloat162float", "13__nv_bfloat16", true, true, NULL},
+    {"__float2half_rz", "f", false, false, "kinase.cvt.rz.f16"},
+    {"__float2half_rd", "f", false, false, "kinase.cvt.rm.f16"},
+    {"__float2half_ru", "f", false, false, "kinase.cvt.rp.f16"},
+    {"__float2bfloat16_rz", "f", false, true, "kinase.cvt.rz.bf16"},
+    {"__float2bfloat16_rd", "f", false, true, "kinase.cvt.rm.bf16"},
+    {"__float2bfloat16_ru", "f", false, true, "kinase.cvt.rp.bf16"},
 };
 enum { NCONVERSIONS = sizeof conversions / sizeof *conversions };
 
@@ -208,6 +220,8 @@ static int conversion_of(LLVMValueRef fn) {
       return k;
   return -1;
 }
+
+static bool conversion_is_wrapped(int k) { return k >= 0 && conversions[k].wrapper; }
 
 static LLVMTypeRef half_of(const Conversion *c) {
   return c->bfloat ? LLVMBFloatTypeInContext(kn_module.ctx) : LLVMHalfTypeInContext(kn_module.ctx);
@@ -234,13 +248,18 @@ void half_math_wrap_calls(LLVMValueRef fn) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (ptrdiff_t k = 0; k < arrlen(calls); k++) {
     int c = conversion_of(kn_called_function(calls[k]));
+    LLVMTypeRef f32 = LLVMFloatTypeInContext(kn_module.ctx);
     if (names[k]) {
-      LLVMValueRef wrapper = wrapper_of(kn_called_function(calls[k]), names[k]);
-      replace_call(b, fn, calls[k], wrapper_type_of(names[k]), call_wrapper, wrapper);
+      LLVMTypeRef t = wrapper_type_of(names[k]);
+      LLVMValueRef wrapper = wrapper_of(kn_called_function(calls[k]), names[k], t, t);
+      replace_call(b, fn, calls[k], t, call_wrapper, wrapper);
+    } else if (conversion_is_wrapped(c)) {
+      const Conversion *row = &conversions[c];
+      LLVMValueRef wrapper = wrapper_of(kn_called_function(calls[k]), row->wrapper, f32, half_of(row));
+      replace_call(b, fn, calls[k], f32, call_wrapper, wrapper);
     } else {
       const Conversion *row = &conversions[c];
-      replace_call(b, fn, calls[k], row->widen ? half_of(row) : LLVMFloatTypeInContext(kn_module.ctx),
-                   convert, row);
+      replace_call(b, fn, calls[k], row->widen ? half_of(row) : f32, convert, row);
     }
     free(names[k]);
   }

@@ -98,3 +98,20 @@ PARTIAL(partial_saturate) {
                                      LLVMBuildFCmp(b, LLVMRealOLE, X, K(1.0), ""), "");
   return LLVMBuildSelect(b, inside, K(1.0), K(0.0), "");
 }
+/* A conversion (kinase.cvt.*: a float rounded to half or bfloat16 toward
+ * zero, down or up): the derivative passes through. */
+PARTIAL(partial_one) { UNUSED; return K(1.0); }
+/* The .sat and .relu forms: the operation's partial where y was not
+ * clamped (0 < y < 1; y > 0), else 0. A select of the partial, so that it is
+ * applied by picking. */
+PARTIAL(partial_fma);
+static LLVMValueRef unless_clamped(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef y, LLVMValueRef partial,
+                                   bool saturated) {
+  LLVMValueRef inside = LLVMBuildFCmp(b, LLVMRealOGT, y, K(0.0), "");
+  if (saturated)
+    inside = LLVMBuildAnd(b, inside, LLVMBuildFCmp(b, LLVMRealOLT, y, K(1.0), ""), "");
+  return LLVMBuildSelect(b, inside, partial, K(0.0), "");
+}
+PARTIAL(partial_fadd_sat) { UNUSED; return unless_clamped(b, args, y, K(1.0), true); }
+PARTIAL(partial_fma_sat) { return unless_clamped(b, args, y, partial_fma(b, args, y, i), true); }
+PARTIAL(partial_fma_relu) { return unless_clamped(b, args, y, partial_fma(b, args, y, i), false); }

@@ -104,7 +104,8 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
   if (kn_is_extern_shared(base)) {
     kn_error(inst, subject,
              "it stores a differentiated value into extern __shared__ array '%s' (dynamic shared "
-             "memory), which Kinase gives no shadow yet; declare it with a static size",
+             "memory), which has a shadow only in __enzyme_autodiff and __enzyme_fwddiff (split mode "
+             "gives it none): declare it with a static size",
              kn_value_name(base));
     return true;
   }

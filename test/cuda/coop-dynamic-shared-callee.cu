@@ -30,16 +30,9 @@
 #include <kinase.h>
 #include <math.h>
 #include "cuda_check.h"
+#include "neighbour_products.h"
 
 enum { B = 128, BLOCKS = 23, N = B * BLOCKS - 37 };
-
-__device__ float neighbour_product(const float *x, int i, int n) {
-  extern __shared__ float stage[];
-  int t = threadIdx.x;
-  stage[t] = i < n ? x[i] * x[i] : 0.f;
-  __syncthreads();
-  return stage[t] * stage[(t + 1) % blockDim.x];
-}
 
 __global__ void products(float *y, const float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -53,9 +46,6 @@ void all_products(float *y, const float *x, int n) {
 }
 
 static float x[N];
-static double staged(int i) { return i < N ? (double)x[i] * x[i] : 0.0; }
-static int next_in_block(int i) { return i / B * B + (i % B + 1) % B; }
-static int previous_in_block(int i) { return i / B * B + (i % B + B - 1) % B; }
 
 int main(void) {
   require_device();
@@ -75,12 +65,8 @@ int main(void) {
   from_device(tangent, d_ty);
   device_free_all();
   for (int i = 0; i < N; i++) {
-    // y_i = s_i s_next, s_k = x_k^2 (0 past n): x_i is in y_i and in y_previous.
-    int next = next_in_block(i), previous = previous_in_block(i);
-    double want = 2.0 * x[i] * staged(next) + (previous < N ? staged(previous) * 2.0 * x[i] : 0.0);
-    check_close(grad[i], want, 1e-5, "d/dx[%d]", i);
-    double along_ones = 2.0 * x[i] * staged(next) + (next < N ? staged(i) * 2.0 * x[next] : 0.0);
-    check_close(tangent[i], along_ones, 1e-5, "tangent[%d]", i);
+    check_close(grad[i], neighbour_gradient(x, N, B, i), 1e-5, "d/dx[%d]", i);
+    check_close(tangent[i], neighbour_tangent(x, N, B, i), 1e-5, "tangent[%d]", i);
   }
   return check_exit();
 }

@@ -754,6 +754,9 @@ bool cxxlib_is_inactive(const char *name);
 
 /* Builds the body of a model (RULE_MODEL) from its parameters. */
 typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMTypeRef result);
+/* qsort.c: the sort standing for qsort in the copies differentiated, a
+ * function of `type` (qsort's) built once per module. */
+LLVMValueRef qsort_model_function(LLVMTypeRef type);
 
 /* A CUDA runtime call whose memory rule the Kinase runtime mirrors
  * (rules/cuda.def, cuda/memory.c). */

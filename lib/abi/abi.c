@@ -247,10 +247,10 @@ static bool struct_result(Request *r, Signature *sig, unsigned *first) {
   unsigned sret_kind = LLVMGetEnumAttributeKindForName("sret", 4);
   LLVMAttributeRef sret = LLVMCountParams(r->fn) ? LLVMGetEnumAttributeAtIndex(r->fn, 1, sret_kind) : NULL;
   *first = 0;
-  if (!sret)
+  if (!sret || r->cxx.grouped) /* the header's requests pass the result pointer (docs/cpp.md) */
     return true;
   LLVMTypeRef type = LLVMGetTypeAttributeValue(sret);
-  if (r->mode != MODE_FORWARD || r->kind != REQ_FORWARD || r->cxx.grouped)
+  if (r->kind != REQ_FORWARD)
     return request_error(r, "'%s' returns a struct through a hidden pointer (sret): reverse mode needs "
                             "a floating-point result; differentiate a function that stores the struct "
                             "through an enzyme_dup pointer parameter instead",

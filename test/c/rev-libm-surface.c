@@ -3,7 +3,9 @@
 // written once and compiled twice through <tgmath.h> (so the float copy
 // calls erff, hypotf, ...), then differentiated in both modes and compared
 // with a central difference of the double copy. Floats go through the
-// variadic call promoted to double and come back as float.
+// variadic call promoted to double and come back as float. glibc's own
+// names (gamma, drem, significand, nextup, ...) are there too.
+#define _GNU_SOURCE
 #include <tgmath.h>
 #include <stdio.h>
 #include "check.h"
@@ -49,7 +51,8 @@ float __enzyme_fwddiff_f(void *, ...);
   X(asin_, asin(x) + acos(x * 0.5f), 0.3)                                                          \
   X(atan_, atan(x * x), 0.8)                                                                       \
   X(ldexp_, ldexp(x, 3) + ldexp(x * x, -2), 0.7)                                                   \
-  X(scalbn_, scalbn(x, 2), 0.7)                                                                    \
+  X(scalbn_, scalbn(x, 2) + scalbln(x * x, 3L), 0.7)                                              \
+  X(nextafter_, nextafter(x * x, 2.0f) * 3.0f, 0.7)                                                \
   X(rounding, x * 0.5f + nearbyint(x * 7.0f) + round(x * 7.0f) + floor(x * 7.0f) + ceil(x * 7.0f) \
                   + trunc(x * 7.0f) + rint(x * 7.0f), 0.37)                                        \
   X(fabs_pos, fabs(x) * x, 0.6)                                                                    \
@@ -90,6 +93,33 @@ static float modf_f(float x)
   return frac * frac + ip * x;
 }
 
+/* remquo: the remainder, with the quotient's low bits stored */
+static double remquo_d(double x)
+{
+  int q;
+  double r = remquo(x * 5.0, 1.5, &q);
+  return r * (q & 1 ? 2 : 3);
+}
+static float remquo_f(float x)
+{
+  int q;
+  float r = remquo(x * 5.0f, 1.5f, &q);
+  return r * (q & 1 ? 2 : 3);
+}
+
+/* glibc's gamma (lgamma), drem (remainder), significand, nextup, nextdown,
+ * fminimum_num and fmaximum_num */
+static double glibc_names_d(double x)
+{
+  return gamma(x + 1.5) + drem(x * 3.0, 1.25) + significand(x * 5.0) + nextup(x * x) - nextdown(-x) +
+         fminimum_num(x, 0.5) + fmaximum_num(x * x, 0.25);
+}
+static float glibc_names_f(float x)
+{
+  return gammaf(x + 1.5f) + dremf(x * 3.0f, 1.25f) + significandf(x * 5.0f) + nextupf(x * x) - nextdownf(-x) +
+         fminimum_numf(x, 0.5f) + fmaximum_numf(x * x, 0.25f);
+}
+
 /* powi by a loop, as users write it */
 static double powi_loop_d(double x)
 {
@@ -128,6 +158,8 @@ int main(void)
   check_pair("frexp", frexp_d, frexp_f, 0.7);
   check_pair("modf", modf_d, modf_f, 0.7);
   check_pair("powi", powi_loop_d, powi_loop_f, 1.2);
+  check_pair("remquo", remquo_d, remquo_f, 0.7);
+  check_pair("gamma, drem, significand", glibc_names_d, glibc_names_f, 0.7);
   /* A few against their analytic values. */
   double x = 0.7;
   /* psi(-1.8) = psi(1.2) + pi cot(1.8 pi) - 1 / 1.8 ... by reflection and recurrence:

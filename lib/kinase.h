@@ -545,7 +545,8 @@ LLVMValueRef unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMV
                                         bool *failed);
 /* Reports and returns true when `inst` writes varied `data` (a value, or the
  * source of a copy) through `dst` into memory without a shadow where the
- * derivative would be lost unseen: a global, or memory a call returned. */
+ * derivative would be lost unseen: a global, memory a call returned, or
+ * memory of an enzyme_const pointer parameter that the function reads back. */
 bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
                                   LLVMValueRef data, LLVMValueRef subject);
 

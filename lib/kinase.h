@@ -586,7 +586,8 @@ LLVMValueRef unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMV
                                         bool *failed);
 /* Reports and returns true when `inst` writes varied `data` (a value, or the
  * source of a copy) through `dst` into memory without a shadow where the
- * derivative would be lost unseen: a global, or memory a call returned. */
+ * derivative would be lost unseen: a global, memory a call returned, or
+ * memory of an enzyme_const pointer parameter that the function reads back. */
 bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
                                   LLVMValueRef data, LLVMValueRef subject);
 
@@ -819,6 +820,9 @@ bool cxxlib_is_inactive(const char *name);
 
 /* Builds the body of a model (RULE_MODEL) from its parameters. */
 typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMTypeRef result);
+/* qsort.c: the sort standing for qsort in the copies differentiated, a
+ * function of `type` (qsort's) built once per module. */
+LLVMValueRef qsort_model_function(LLVMTypeRef type);
 
 /* A CUDA runtime call whose memory rule the Kinase runtime mirrors
  * (rules/cuda.def, cuda/memory.c). */

@@ -336,15 +336,49 @@ static LLVMValueRef gather_byval(Request *r, unsigned i, LLVMTypeRef t, LLVMType
   return LLVMTypeOf(slot) == param ? slot : LLVMBuildAddrSpaceCast(r->b, slot, param, "");
 }
 
+/* A function returning a large struct takes a hidden first pointer
+ * (sret), which the caller of a request cannot pass. In forward mode the
+ * request, declared to return the same struct, has one too: it receives the
+ * tangent, as the shadow of a primal result the caller never sees. *first
+ * is the parameter the caller's arguments start at. */
+static bool struct_result(Request *r, Signature *sig, unsigned *first) {
+  unsigned sret_kind = LLVMGetEnumAttributeKindForName("sret", 4);
+  LLVMAttributeRef sret = LLVMCountParams(r->fn) ? LLVMGetEnumAttributeAtIndex(r->fn, 1, sret_kind) : NULL;
+  *first = 0;
+  if (!sret || r->cxx.grouped) /* the header's requests pass the result pointer (docs/cpp.md) */
+    return true;
+  LLVMTypeRef type = LLVMGetTypeAttributeValue(sret);
+  if (r->kind != REQ_FORWARD)
+    return request_error(r, "'%s' returns a struct through a hidden pointer (sret): reverse mode needs "
+                            "a floating-point result; differentiate a function that stores the struct "
+                            "through an enzyme_dup pointer parameter instead",
+                         kn_function_name(r->fn));
+  if (!r->sret || LLVMABISizeOfType(kn_module.layout, r->declared) != LLVMABISizeOfType(kn_module.layout, type))
+    return request_error(r, "'%s' returns a struct through a hidden pointer (sret): declare %s "
+                            "returning the same struct to receive its tangent",
+                         kn_function_name(r->fn), entry_name(r->kind));
+  LLVMBuilderRef entry = kn_entry_builder(LLVMGetBasicBlockParent(LLVMGetInsertBlock(r->b)));
+  r->args[r->nargs++] = LLVMBuildAlloca(entry, type, "primal.result");
+  LLVMDisposeBuilder(entry);
+  r->args[r->nargs++] = r->sret;
+  sig->params[0] = ACT_DUP;
+  r->sret = NULL; /* the derivative stores the tangent there itself */
+  r->declared = LLVMVoidTypeInContext(kn_module.ctx);
+  *first = 1;
+  return true;
+}
+
 /* Reads the markers and values after the function argument into `sig` and
  * the argument list of the derivative; *read is how many it read. */
 static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
-  unsigned nparams = LLVMCountParams(r->fn), cursor = 0, nactual = r->nactual;
+  unsigned nparams = LLVMCountParams(r->fn), cursor = 0, nactual = r->nactual, first;
   if (nparams > KN_MAX_PARAMS)
     return request_error(r, "'%s' has more than %d parameters", kn_function_name(r->fn),
                          KN_MAX_PARAMS);
   sig->nparams = nparams;
-  for (unsigned i = 0; i < nparams; i++) {
+  if (!struct_result(r, sig, &first))
+    return false;
+  for (unsigned i = first; i < nparams; i++) {
     LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(r->fn, i));
     int marker = cursor < nactual ? marker_of(r->actual[cursor]) : -1;
     Activity act = marker >= 0 ? (Activity)marker : default_activity(type, r->mode);

@@ -18,6 +18,10 @@ static unsigned mark_kind(void) {
   return LLVMGetMDKindIDInContext(kn_module.ctx, "kinase.copytypes", 16);
 }
 
+static bool is_byte(LLVMTypeRef type) {
+  return LLVMGetTypeKind(type) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(type) == 8;
+}
+
 /* The type an access to memory shows, and the address it accesses. */
 static LLVMTypeRef accessed_type(LLVMValueRef inst, LLVMValueRef *at) {
   if (LLVMIsALoadInst(inst)) {
@@ -28,7 +32,9 @@ static LLVMTypeRef accessed_type(LLVMValueRef inst, LLVMValueRef *at) {
     *at = LLVMGetOperand(inst, 1);
     return LLVMTypeOf(LLVMGetOperand(inst, 0));
   }
-  if (LLVMIsAGetElementPtrInst(inst)) {
+  /* A GEP over bytes is address arithmetic ((char *)base + k * size in
+   * generic code), not a sign of what the memory holds. */
+  if (LLVMIsAGetElementPtrInst(inst) && !is_byte(LLVMGetGEPSourceElementType(inst))) {
     *at = inst;
     return LLVMGetGEPSourceElementType(inst);
   }

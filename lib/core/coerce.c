@@ -3,12 +3,16 @@
  * types the caller declared; this converts them to what the function has. */
 #include "kinase.h"
 
-/* Same-size aggregates and vectors: reinterpret the bytes. */
+/* Aggregates and vectors of the same bytes: reinterpret them. `type` may
+ * be the larger by its tail padding, so the slot is of `type`. */
 static LLVMValueRef through_memory(LLVMBuilderRef b, LLVMValueRef value, LLVMTypeRef type) {
   LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
   LLVMValueRef fn = LLVMGetBasicBlockParent(here);
   LLVMBuilderRef entry = kn_entry_builder(fn);
-  LLVMValueRef slot = LLVMBuildAlloca(entry, LLVMTypeOf(value), "coerce");
+  LLVMValueRef slot = LLVMBuildAlloca(entry, type, "coerce");
+  unsigned align = LLVMABIAlignmentOfType(kn_module.layout, LLVMTypeOf(value));
+  if (align > LLVMGetAlignment(slot))
+    LLVMSetAlignment(slot, align);
   LLVMDisposeBuilder(entry);
   LLVMBuildStore(b, value, slot);
   return LLVMBuildLoad2(b, type, slot, "");
@@ -36,7 +40,11 @@ LLVMValueRef coerce(LLVMBuilderRef b, LLVMValueRef value, LLVMTypeRef type, bool
     *ok = false;
     return NULL;
   }
-  if (LLVMABISizeOfType(kn_module.layout, from) == LLVMABISizeOfType(kn_module.layout, type))
+  /* The C ABI returns a struct of three floats as { <2 x float>, float },
+   * four bytes longer: the same bytes up to the declared type's alignment. */
+  unsigned long long from_size = LLVMABISizeOfType(kn_module.layout, from);
+  unsigned long long align = LLVMABIAlignmentOfType(kn_module.layout, type);
+  if ((from_size + align - 1) / align * align == LLVMABISizeOfType(kn_module.layout, type))
     return through_memory(b, value, type);
   *ok = false;
   return NULL;

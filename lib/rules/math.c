@@ -177,6 +177,11 @@ PARTIAL(partial_frexp) {
   LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, X, K(0.0), "");
   return LLVMBuildSelect(b, zero, K(1.0), math_fdiv(b, y, X), "");
 }
+/* nextafter(x, toward): x moved by one unit in the last place. */
+PARTIAL(partial_first) {
+  UNUSED;
+  return K(i == 0 ? 1.0 : 0.0);
+}
 /* fdim(x, c) = x > c ? x - c : 0. */
 PARTIAL(partial_fdim) {
   UNUSED;

@@ -58,3 +58,17 @@ MODEL(model_sincos) {
   LLVMBuildStore(b, math_call(b, "cos", &p[0], 1), p[2]);
   return NULL;
 }
+
+/* qsort(base, n, size, cmp): a call of the sort built in rules/qsort.c,
+ * marked to be inlined where the model goes. */
+MODEL(model_qsort) {
+  (void)result;
+  LLVMTypeRef params[4];
+  for (unsigned i = 0; i < 4; i++)
+    params[i] = LLVMTypeOf(p[i]);
+  LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(kn_module.ctx), params, 4, 0);
+  LLVMValueRef call = LLVMBuildCall2(b, type, qsort_model_function(type), p, 4, "");
+  unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(kn_module.ctx, always, 0));
+  return call;
+}

@@ -311,6 +311,7 @@ void rule_inline_void_models(LLVMValueRef fn) {
         arrput(calls, inst);
     }
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  bool to_inline = false;
   for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
     LLVMValueRef args[8];
     unsigned nargs = LLVMGetNumArgOperands(calls[i]);
@@ -318,9 +319,11 @@ void rule_inline_void_models(LLVMValueRef fn) {
       args[k] = LLVMGetOperand(calls[i], k);
     LLVMPositionBuilderBefore(b, calls[i]);
     LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(calls[i]));
-    rule_for_call(calls[i])->model(b, args, LLVMTypeOf(calls[i]));
+    to_inline |= rule_for_call(calls[i])->model(b, args, LLVMTypeOf(calls[i])) != NULL;
     LLVMInstructionEraseFromParent(calls[i]);
   }
   LLVMDisposeBuilder(b);
   arrfree(calls);
+  if (to_inline)
+    simplify_inline_marked_calls();
 }

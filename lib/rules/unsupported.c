@@ -96,6 +96,20 @@ static bool unshadowed_call_memory(LLVMValueRef base) {
   return !custom || !custom->inactive;
 }
 
+/* Whether fn reads floats from the memory at `base`: loads, or copies out. */
+static bool reads_floats_from(LLVMValueRef fn, LLVMValueRef base) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      if (LLVMIsALoadInst(inst) && kn_type_has_floats(LLVMTypeOf(inst)) &&
+          kn_underlying_object(LLVMGetOperand(inst, 0)) == base)
+        return true;
+      const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
+      if (rule && rule->kind == RULE_MEMCPY && kn_underlying_object(LLVMGetOperand(inst, 1)) == base)
+        return true;
+    }
+  return false;
+}
+
 bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
                                   LLVMValueRef data, LLVMValueRef subject) {
   LLVMValueRef base = kn_underlying_object(dst);
@@ -112,6 +126,18 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
   if (LLVMIsAGlobalVariable(base) && !registry_inactive_global(base)) {
     kn_error(inst, subject, "it stores a differentiated value into global variable '%s', which has no shadow",
              kn_value_name(base));
+    return true;
+  }
+  /* Written and read back, the memory would carry the derivative from the
+   * store to the load; without a shadow it is lost. Written only, it is an
+   * output whose derivative nobody asked for. */
+  if (LLVMIsAArgument(base) && reads_floats_from(LLVMGetParamParent(base), base)) {
+    const char *name = kn_value_name(base);
+    kn_error(inst, subject,
+             "it stores a differentiated value into memory that an enzyme_const pointer parameter%s%s%s "
+             "points to, and reads it back: that memory has no shadow to carry the derivative; pass "
+             "the parameter as enzyme_dup with a shadow buffer",
+             *name ? " ('" : "", name, *name ? "')" : "");
     return true;
   }
   if (unshadowed_call_memory(base)) {

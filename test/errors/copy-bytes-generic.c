@@ -1,0 +1,24 @@
+// A generic swap through void pointers and memcpy, called from the
+// function being differentiated: in the callee nothing says what the bytes
+// are (the char arithmetic is only addresses), so the copies' element type
+// is undecidable there. An error at the copy, not a derivative that moves
+// no adjoints.
+// RUN: not %kinase-cc -g -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %kinase-cc -g -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
+#include <kinase.h>
+#include <string.h>
+
+__attribute__((noinline)) static void swap(void *base, size_t i, size_t j, size_t size) {
+  char tmp[64];
+  memcpy(tmp, (char *)base + i * size, size);
+  // CHECK: {{.*}}copy-bytes-generic.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate 'swap': it copies memory (memcpy) whose element type Kinase cannot decide: it must hold floats of one type
+  memcpy((char *)base + i * size, (char *)base + j * size, size);
+  memcpy((char *)base + j * size, tmp, size);
+}
+
+static double f(double *x) {
+  swap(x, 0, 2, sizeof *x);
+  return x[0] * x[1] * x[1];
+}
+
+void test(double *x, double *dx) { __enzyme_autodiff((void *)f, enzyme_dup, x, dx); }

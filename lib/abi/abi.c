@@ -497,7 +497,10 @@ static bool lower(Request *r) {
   r->fn = target;
   Signature sig = {.fn = target, .mode = r->mode};
   unsigned cursor = 0;
-  if (!collect_actual(r) || (!r->cxx.grouped && !regroup_pieces(r)) ||
+  /* Device code takes a structure by value as one byval parameter, whose
+   * scalars read_arguments gathers (gather_byval); host code as pieces. */
+  bool pieces = !r->cxx.grouped && !kn_module.gpu;
+  if (!collect_actual(r) || (pieces && !regroup_pieces(r)) ||
       !read_arguments(r, &sig, &cursor))
     return false;
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(target));

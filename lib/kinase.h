@@ -655,10 +655,10 @@ void cuda_emit_kernel_derivatives(void);
  * else on the device heap. */
 void cuda_tape_grow(LLVMBuilderRef b, LLVMValueRef vec, LLVMValueRef size);
 void cuda_tape_release(LLVMBuilderRef b, LLVMValueRef p);
-/* In a reverse kernel, first thing: the launch's arena (its parameter). */
-void cuda_arena_enter(LLVMBuilderRef b, LLVMValueRef arena);
-/* Whether the launch only counts (an arena of capacity 0). */
-LLVMValueRef cuda_arena_counting(LLVMBuilderRef b, LLVMValueRef arena);
+/* Gives a reverse kernel that grows tapes its arena (its last parameter)
+ * and lets `gate`, the branch after its forward part (false until now),
+ * return when the launch only counts. */
+void cuda_arena_connect(LLVMValueRef kernel, LLVMValueRef gate);
 /* Whether the forward part that `aug` (a call in a reverse kernel) runs
  * writes no memory but its own and its tapes', so that it can be run once
  * more to count; sets *grows where it grows a tape. */

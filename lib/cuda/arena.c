@@ -31,7 +31,6 @@ static LLVMTypeRef i8(void) { return LLVMInt8TypeInContext(ctx()); }
 static LLVMValueRef const64(uint64_t v) { return LLVMConstInt(i64(), v, 0); }
 
 static const char *const arena_name = "kinase.tape.arena";
-static const char *const reverse_kernel_prefix = "__kinase_krev_";
 
 static LLVMValueRef arena_global(void) {
   LLVMValueRef g = LLVMGetNamedGlobal(kn_module.mod, arena_name);
@@ -269,11 +268,8 @@ void cuda_tape_grow(LLVMBuilderRef b, LLVMValueRef vec, LLVMValueRef size) {
   LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
 }
 
-void cuda_arena_enter(LLVMBuilderRef b, LLVMValueRef arena) {
-  LLVMBuildStore(b, arena, arena_global());
-}
-
-LLVMValueRef cuda_arena_counting(LLVMBuilderRef b, LLVMValueRef arena) {
+/* Whether the launch only counts: an arena of capacity 0. */
+static LLVMValueRef arena_counting(LLVMBuilderRef b, LLVMValueRef arena) {
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
   LLVMBasicBlockRef given = block(fn, "arena_given"), next = block(fn, "arena_next");
   LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
@@ -286,6 +282,23 @@ LLVMValueRef cuda_arena_counting(LLVMBuilderRef b, LLVMValueRef arena) {
   LLVMAddIncoming(counting, (LLVMValueRef[]){LLVMConstInt(LLVMInt1TypeInContext(ctx()), 0, 0), zero},
                   (LLVMBasicBlockRef[]){from, given}, 2);
   return counting;
+}
+
+/* Reverse kernels given their arena: cuda_arena_clear_in_kernels leaves them. */
+static ValueSet connected;
+
+void cuda_arena_connect(LLVMValueRef kernel, LLVMValueRef gate) {
+  LLVMValueRef arena = LLVMGetLastParam(kernel);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(kernel)));
+  LLVMBuildStore(b, arena, arena_global());
+  LLVMBasicBlockRef counted = LLVMGetSuccessor(gate, 0), reverse = LLVMGetSuccessor(gate, 1);
+  LLVMPositionBuilderBefore(b, gate);
+  LLVMValueRef counting = arena_counting(b, arena);
+  LLVMInstructionEraseFromParent(gate);
+  LLVMBuildCondBr(b, counting, counted, reverse);
+  LLVMDisposeBuilder(b);
+  vset_add(&connected, kernel);
 }
 
 /* Functions that read the arena pointer, and those that call them. */
@@ -303,8 +316,10 @@ static void add_with_callers(ValueSet *reaching, LLVMValueRef fn) {
  * tapes (device-side requests) grow on the heap. */
 void cuda_arena_clear_in_kernels(void) {
   LLVMValueRef g = LLVMGetNamedGlobal(kn_module.mod, arena_name);
-  if (!g)
+  if (!g) {
+    vset_free(&connected);
     return;
+  }
   ValueSet reaching = {0};
   for (LLVMUseRef use = LLVMGetFirstUse(g); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
@@ -314,13 +329,14 @@ void cuda_arena_clear_in_kernels(void) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
   for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn)) {
     if (!vset_has(&reaching, fn) || LLVMGetFunctionCallConv(fn) != LLVMPTXKernelCallConv ||
-        !strncmp(kn_function_name(fn), reverse_kernel_prefix, strlen(reverse_kernel_prefix)))
+        vset_has(&connected, fn))
       continue;
     LLVMPositionBuilderBefore(b, kn_first_non_phi(LLVMGetEntryBasicBlock(fn)));
     LLVMBuildStore(b, LLVMConstPointerNull(ptr()), g);
   }
   LLVMDisposeBuilder(b);
   vset_free(&reaching);
+  vset_free(&connected);
 }
 
 /* ---- whether a reverse kernel can count ---- */

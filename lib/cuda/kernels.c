@@ -135,6 +135,11 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
       break;
     case LLVMICmp:
       break;
+    case LLVMAtomicRMW: /* atomicAdd on floats: they tell the element type */
+      flags |= LLVMGetOperand(user, 0) == ptr && kn_is_float_type(LLVMTypeOf(user))
+                   ? KINASE_PARAM_READ | KINASE_PARAM_WRITTEN | floats_if(LLVMTypeOf(user))
+                   : both;
+      break;
     case LLVMCall:
       for (unsigned i = 0, n = LLVMGetNumArgOperands(user); i < n; i++)
         if (LLVMGetOperand(user, i) == ptr)
@@ -250,11 +255,17 @@ static void emit_reason(const char *kernel, const char *why) {
  * its shadow, each float by its accumulator (reverse) or tangent (forward).
  * pattern[k] is the k-th pointer parameter's letter: 'd', 'c', or 'n' (dup,
  * its results not needed). */
+/* A reverse kernel's forward part, and the branch after it that a counting
+ * launch will take to return (false until cuda_arena_connect). */
+typedef struct {
+  LLVMValueRef aug, gate;
+} ForwardPart;
+
 /* A derivative kernel of `kernel` (its inlined copy `body`); for a reverse
- * one, *aug is the call of its forward part (cuda_arena_countable). */
+ * one, *part says where its forward part ends. */
 static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, const uint32_t *words,
                                       uint32_t kernel_flags, Mode mode, const char *pattern,
-                                      LLVMValueRef *aug) {
+                                      ForwardPart *part) {
   unsigned n = LLVMCountParams(kernel), nparams = 0, nargs = 0, pointer = 0;
   LLVMTypeRef params[2 * KN_MAX_PARAMS];
   for (unsigned i = 0; i < n; i++) {
@@ -313,16 +324,14 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
   if (mode == MODE_FORWARD) {
     LLVMBuildCall2(b, derive_type(&sig), derive_get(&sig), args, nargs, "");
   } else {
-    LLVMValueRef arena = LLVMGetParam(fn, nparams - 1);
-    cuda_arena_enter(b, arena);
-    *aug = abi_call_augmented(b, &sig, args, nargs);
+    part->aug = abi_call_augmented(b, &sig, args, nargs);
     LLVMBasicBlockRef reverse = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "reverse");
     LLVMBasicBlockRef counted = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "counted");
-    LLVMBuildCondBr(b, cuda_arena_counting(b, arena), counted, reverse);
+    part->gate = LLVMBuildCondBr(b, LLVMConstInt(LLVMInt1TypeInContext(kn_module.ctx), 0, 0), counted, reverse);
     LLVMPositionBuilderAtEnd(b, counted);
     LLVMBuildRetVoid(b);
     LLVMPositionBuilderAtEnd(b, reverse);
-    LLVMValueRef grads = abi_call_reverse(b, &sig, args, nargs, *aug);
+    LLVMValueRef grads = abi_call_reverse(b, &sig, args, nargs, part->aug);
     /* Each thread adds its share of a by-value float's adjoint. */
     for (unsigned k = 0; k < naccumulators; k++) {
       LLVMValueRef grad = LLVMBuildExtractValue(b, grads, k, "");
@@ -477,11 +486,12 @@ static void emit_for_kernel(LLVMValueRef kernel) {
     return;
   }
   char *why = NULL, **patterns = reverse_patterns(words, flags), *forward = forward_pattern(words);
-  LLVMValueRef *made = NULL, *augs = NULL, aug = NULL;
+  LLVMValueRef *made = NULL;
+  ForwardPart *parts = NULL, part;
   kn_capture_errors(&why);
   for (ptrdiff_t p = 0; p < arrlen(patterns); p++) {
-    arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, patterns[p], &aug));
-    arrput(augs, aug);
+    arrput(made, derivative_kernel(kernel, body, words, flags, MODE_REVERSE, patterns[p], &part));
+    arrput(parts, part);
   }
   arrput(made, derivative_kernel(kernel, body, words, flags, MODE_FORWARD, forward, NULL));
   free(forward);
@@ -490,11 +500,14 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   /* One arena decision for all reverse kernels: any that grows a tape
    * must count, and so all must be able to. */
   bool countable = !why, grows = false;
-  for (ptrdiff_t i = 0; i < arrlen(augs) && countable; i++)
-    countable = cuda_arena_countable(augs[i], &grows);
-  if (countable && grows)
+  for (ptrdiff_t i = 0; i < arrlen(parts) && countable; i++)
+    countable = cuda_arena_countable(parts[i].aug, &grows);
+  if (countable && grows) {
     flags |= KINASE_KERNEL_TAPE_ARENA;
-  arrfree(augs);
+    for (ptrdiff_t i = 0; i < arrlen(parts); i++)
+      cuda_arena_connect(made[i], parts[i].gate);
+  }
+  arrfree(parts);
   emit_info(name, words, flags);
   abi_size_tape_slots();
   LLVMDeleteFunction(body); /* the derivatives are made from copies of it */

@@ -92,8 +92,9 @@ static void saturated_want(double x, double y, double *d) {
   double add = inside(as_half(a + b)), sub = inside(as_half(a - b)), mul = inside(as_half(a * b));
   double fma = inside(as_half(a * b + a)), relu = as_half(a * b + as_half(-0.1)) > 0 ? 1.0 : 0.0;
   double twice = inside(as_half(a + a));
+  /* t's lanes: a + a and b + a. */
   double da = add + sub + mul * b + fma * (b + 1) + relu * b + (a >= b ? 1 : 0) + add + twice * 2;
-  double db = add - sub + mul * a + fma * a + relu * a + (a >= b ? 0 : 1);
+  double db = add - sub + mul * a + fma * a + relu * a + (a >= b ? 0 : 1) + add;
   double c = as_bfloat16(0.4 * x), e = as_bfloat16(0.3 * y);
   double badd = inside(as_bfloat16(c + e)), bmul = inside(as_bfloat16(c * e));
   double bfma = inside(as_bfloat16(c * e + c));

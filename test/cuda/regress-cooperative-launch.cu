@@ -92,6 +92,11 @@ static void check_gradient(const char *name, float alpha, double dalpha, const f
   check_close(dalpha, want, 1e-4, "%s: d alpha", name);
 }
 
+/* The adjoint of out again, where a reverse sweep consumed it. */
+static void reseed(float *d_dout) {
+  check_cuda(cudaMemcpy(d_dout, dout.data(), N * sizeof(float), cudaMemcpyHostToDevice), "copy of dout");
+}
+
 /* The child: a grid that fits with the kernel's shared memory, not with its
  * reverse kernel's twice as much. It must not come back. */
 static int too_large(unsigned blocks, size_t shmem) {
@@ -137,7 +142,9 @@ int main(int argc, char **argv) {
                                     d_in, d_din, enzyme_out, alpha, enzyme_const, N);
   check_gradient("cudaLaunchCooperativeKernel", alpha, dalpha, d_out, d_din);
 
-  /* Forward mode along (tin = dout, t alpha = 0.5): 2 alpha in tin + 0.5 in^2. */
+  /* Forward mode along (tin = dout, t alpha = 0.5): 2 alpha in tin + 0.5 in^2.
+   * The reverse sweep consumed d_dout (the shadow of out): it is zero now. */
+  reseed(d_dout);
   __enzyme_fwddiff((void *)square_runtime, enzyme_dup, d_out, d_t, enzyme_dup, d_in, d_dout,
                    alpha, 0.5f, enzyme_const, N);
   check_kernel("forward mode");
@@ -149,6 +156,7 @@ int main(int argc, char **argv) {
   check_cuda(cudaGetFuncBySymbol((cudaFunction_t *)&g_function, (const void *)square_tiles),
              "cudaGetFuncBySymbol");
   check_cuda(cudaMemset(d_din, 0, N * sizeof(float)), "memset");
+  reseed(d_dout);
   dalpha = __enzyme_autodiff((void *)square_driver, enzyme_dup, d_out, d_dout, enzyme_dup, d_in,
                              d_din, enzyme_out, alpha, enzyme_const, N);
   check_gradient("cuLaunchCooperativeKernel", alpha, dalpha, d_out, d_din);

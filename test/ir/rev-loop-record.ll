@@ -3,7 +3,7 @@
 ; square, not the value the forward sweep loaded, so the load cannot be
 ; repeated. The augmented forward sweep records it, one record per
 ; iteration: a tape push inside the loop body. The reverse sweep reads
-; record k of the loop block, the adjoint of the store is read from the shadow
+; record k of the loop block (at k times the vector's stride), the adjoint of the store is read from the shadow
 ; d.x[i] and zeroed, and d.x[i] receives 2 v times it.
 ; RUN: %opt -passes=kinase -S %s | FileCheck %s
 ; RUN: %opt -passes=kinase,verify -disable-output %s
@@ -45,7 +45,8 @@ define void @test(ptr %x, ptr %dx, i64 %n) {
 ; CHECK-NEXT:    [[A:%.*]] = load double, ptr [[DP]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[DP]]
 ; CHECK-NEXT:    [[PREV:%.*]] = add i64 {{.*}}, -1
-; CHECK-NEXT:    [[AT:%.*]] = getelementptr { double }, ptr {{.*}}, i64 [[PREV]]
+; CHECK-NEXT:    [[OFFSET:%.*]] = mul i64 [[PREV]], [[STRIDE:%.*]]
+; CHECK-NEXT:    [[AT:%.*]] = getelementptr i8, ptr {{.*}}, i64 [[OFFSET]]
 ; CHECK-NEXT:    [[V:%.*]] = load double, ptr [[AT]]
 ; CHECK-NEXT:    [[TWICE:%.*]] = fadd double [[A]], [[A]]
 ; CHECK-NEXT:    fmul double [[V]], [[TWICE]]

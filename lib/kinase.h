@@ -204,8 +204,8 @@ typedef struct {
 
 extern Module kn_module; /* the module of the current kn_run_on_module */
 
-/* NVPTX's address space of __shared__ memory. */
-enum { KN_SHARED_ADDRESS_SPACE = 3 };
+/* NVPTX's address spaces of __shared__ memory and of a thread's stack. */
+enum { KN_SHARED_ADDRESS_SPACE = 3, KN_LOCAL_ADDRESS_SPACE = 5 };
 
 /* ---- abi.c: reading __enzyme_* calls ---- */
 
@@ -659,12 +659,15 @@ void cuda_tape_release(LLVMBuilderRef b, LLVMValueRef p);
  * and lets `gate`, the branch after its forward part (false until now),
  * return when the launch only counts. */
 void cuda_arena_connect(LLVMValueRef kernel, LLVMValueRef gate);
+/* Once the module's kernels are made: the others start with a NULL arena. */
+void cuda_arena_clear_in_kernels(void);
+
+/* ---- countable.c: whether a reverse kernel's forward part can run twice ---- */
+
 /* Whether the forward part that `aug` (a call in a reverse kernel) runs
  * writes no memory but its own and its tapes', so that it can be run once
  * more to count; sets *grows where it grows a tape. */
 bool cuda_arena_countable(LLVMValueRef aug, bool *grows);
-/* Once the module's kernels are made: the others start with a NULL arena. */
-void cuda_arena_clear_in_kernels(void);
 
 /* ---- cuda/launch.c: kernel launches in host code ---- */
 

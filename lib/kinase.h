@@ -570,6 +570,8 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
  * kernel's arena, cuda/arena.c), fields in this order. */
 typedef enum { TAPE_VECTOR_DATA, TAPE_VECTOR_COUNT, TAPE_VECTOR_CAPACITY, TAPE_VECTOR_STRIDE } TapeVectorField;
 LLVMTypeRef rev_tape_vector_type(void);
+/* The address of field f of the vector at `vec`. */
+LLVMValueRef rev_tape_vector_field(LLVMBuilderRef b, LLVMValueRef vec, TapeVectorField f);
 
 /* ---- unsupported.c ---- */
 

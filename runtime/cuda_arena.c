@@ -13,19 +13,20 @@
  * time, which costs as much as the reverse kernel. So the largest arena a
  * program used stays reserved while it runs. */
 static cudaMemPool_t arena_pool(const char *where) {
-  static cudaMemPool_t pool;
-  static int device = -1;
-  int current;
-  CHECK(where, cudaGetDevice, &current);
-  if (pool && current == device)
-    return pool;
+  static cudaMemPool_t pools[64]; /* per device */
+  int device;
+  CHECK(where, cudaGetDevice, &device);
+  if (device >= (int)(sizeof pools / sizeof *pools))
+    kinase_rt_fail(where, "device %d: the runtime keeps tape arenas for the first %zu devices only", device,
+                   sizeof pools / sizeof *pools);
+  if (pools[device])
+    return pools[device];
   struct cudaMemPoolProps props = {.allocType = cudaMemAllocationTypePinned,
-                            .location = {.type = cudaMemLocationTypeDevice, .id = current}};
-  CHECK(where, cudaMemPoolCreate, &pool, &props);
+                                   .location = {.type = cudaMemLocationTypeDevice, .id = device}};
+  CHECK(where, cudaMemPoolCreate, &pools[device], &props);
   uint64_t keep = UINT64_MAX;
-  CHECK(where, cudaMemPoolSetAttribute, pool, cudaMemPoolAttrReleaseThreshold, &keep);
-  device = current;
-  return pool;
+  CHECK(where, cudaMemPoolSetAttribute, pools[device], cudaMemPoolAttrReleaseThreshold, &keep);
+  return pools[device];
 }
 
 void *kinase_rt_arena_counting(cudaStream_t stream, const char *where) {

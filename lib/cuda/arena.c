@@ -106,11 +106,6 @@ void cuda_tape_release(LLVMBuilderRef b, LLVMValueRef p) {
 static LLVMTypeRef i32(void) { return LLVMInt32TypeInContext(ctx()); }
 static LLVMValueRef const32(uint32_t v) { return LLVMConstInt(i32(), v, 0); }
 
-static LLVMValueRef intrinsic(LLVMBuilderRef b, const char *name, LLVMTypeRef type, LLVMValueRef *args,
-                              unsigned n) {
-  return kn_call_libc(b, name, type, args, n);
-}
-
 /* The lanes growing their vectors together (every lane of a converged
  * warp, in a loop all run the same number of times), by the same amount. */
 typedef struct {
@@ -119,15 +114,15 @@ typedef struct {
 
 static Group group_of(LLVMBuilderRef b, LLVMValueRef bytes) {
   Group g;
-  LLVMValueRef mask = intrinsic(b, "llvm.nvvm.activemask", i32(), NULL, 0);
-  g.peers = intrinsic(b, "llvm.nvvm.match.any.sync.i64", i32(), (LLVMValueRef[]){mask, bytes}, 2);
-  g.leader = intrinsic(b, "llvm.cttz.i32", i32(),
+  LLVMValueRef mask = kn_call_libc(b, "llvm.nvvm.activemask", i32(), NULL, 0);
+  g.peers = kn_call_libc(b, "llvm.nvvm.match.any.sync.i64", i32(), (LLVMValueRef[]){mask, bytes}, 2);
+  g.leader = kn_call_libc(b, "llvm.cttz.i32", i32(),
                        (LLVMValueRef[]){g.peers, LLVMConstInt(LLVMInt1TypeInContext(ctx()), 0, 0)}, 2);
-  g.lane = intrinsic(b, "llvm.nvvm.read.ptx.sreg.laneid", i32(), NULL, 0);
-  LLVMValueRef below = intrinsic(b, "llvm.nvvm.read.ptx.sreg.lanemask.lt", i32(), NULL, 0);
+  g.lane = kn_call_libc(b, "llvm.nvvm.read.ptx.sreg.laneid", i32(), NULL, 0);
+  LLVMValueRef below = kn_call_libc(b, "llvm.nvvm.read.ptx.sreg.lanemask.lt", i32(), NULL, 0);
   LLVMValueRef before_me = LLVMBuildAnd(b, g.peers, below, "");
-  g.rank = intrinsic(b, "llvm.ctpop.i32", i32(), &before_me, 1);
-  g.members = intrinsic(b, "llvm.ctpop.i32", i32(), &g.peers, 1);
+  g.rank = kn_call_libc(b, "llvm.ctpop.i32", i32(), &before_me, 1);
+  g.members = kn_call_libc(b, "llvm.ctpop.i32", i32(), &g.peers, 1);
   return g;
 }
 
@@ -149,14 +144,10 @@ static LLVMValueRef bump(LLVMBuilderRef b, LLVMValueRef arena, const Group *g, L
                             LLVMBuildTrunc(b, LLVMBuildLShr(b, start, const64(32), ""), i32(), "")};
   for (int h = 0; h < 2; h++)
     halves[h] = LLVMBuildZExt(b,
-                              intrinsic(b, "llvm.nvvm.shfl.sync.idx.i32", i32(),
+                              kn_call_libc(b, "llvm.nvvm.shfl.sync.idx.i32", i32(),
                                         (LLVMValueRef[]){g->peers, halves[h], g->leader, const32(31)}, 4),
                               i64(), "");
   return LLVMBuildOr(b, halves[0], LLVMBuildShl(b, halves[1], const64(32), ""), "start");
-}
-
-static LLVMValueRef vec_field(LLVMBuilderRef b, LLVMValueRef vec, TapeVectorField f) {
-  return LLVMBuildStructGEP2(b, rev_tape_vector_type(), vec, f, "");
 }
 
 /* Copies `count` records of `size` bytes, `from_stride` apart, to `to_stride`
@@ -184,7 +175,7 @@ static void copy_records(LLVMBuilderRef b, LLVMValueRef to, LLVMValueRef to_stri
 static LLVMValueRef sink_place(LLVMBuilderRef b, LLVMValueRef arena, LLVMValueRef lane, LLVMValueRef size) {
   LLVMValueRef warp_bytes = LLVMBuildMul(b, size, const64(32), "");
   LLVMValueRef parts = LLVMBuildUDiv(b, const64(sizeof(((KinaseTapeArena *)0)->sink)), warp_bytes, "");
-  LLVMValueRef sm = LLVMBuildZExt(b, intrinsic(b, "llvm.nvvm.read.ptx.sreg.smid", i32(), NULL, 0), i64(), "");
+  LLVMValueRef sm = LLVMBuildZExt(b, kn_call_libc(b, "llvm.nvvm.read.ptx.sreg.smid", i32(), NULL, 0), i64(), "");
   LLVMValueRef none = LLVMBuildICmp(b, LLVMIntEQ, parts, const64(0), "");
   LLVMValueRef part = LLVMBuildURem(b, sm, LLVMBuildSelect(b, none, const64(1), parts, ""), "");
   LLVMValueRef place = LLVMBuildAdd(b, LLVMBuildMul(b, part, warp_bytes, ""),
@@ -212,13 +203,13 @@ static LLVMValueRef grow_function(void) {
                     move = block(fn, "move");
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
   LLVMPositionBuilderAtEnd(b, entry);
-  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), vec_field(b, vec, TAPE_VECTOR_DATA), "data");
-  LLVMValueRef count = LLVMBuildLoad2(b, i64(), vec_field(b, vec, TAPE_VECTOR_COUNT), "count");
-  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), vec_field(b, vec, TAPE_VECTOR_CAPACITY), "cap");
-  LLVMValueRef stride = LLVMBuildLoad2(b, i64(), vec_field(b, vec, TAPE_VECTOR_STRIDE), "stride");
+  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), rev_tape_vector_field(b, vec, TAPE_VECTOR_DATA), "data");
+  LLVMValueRef count = LLVMBuildLoad2(b, i64(), rev_tape_vector_field(b, vec, TAPE_VECTOR_COUNT), "count");
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), rev_tape_vector_field(b, vec, TAPE_VECTOR_CAPACITY), "cap");
+  LLVMValueRef stride = LLVMBuildLoad2(b, i64(), rev_tape_vector_field(b, vec, TAPE_VECTOR_STRIDE), "stride");
   LLVMValueRef new_cap = LLVMBuildAdd(b, LLVMBuildMul(b, cap, const64(2), ""), const64(16), "new_cap");
   LLVMValueRef bytes = LLVMBuildMul(b, new_cap, size, "bytes");
-  LLVMBuildStore(b, new_cap, vec_field(b, vec, TAPE_VECTOR_CAPACITY));
+  LLVMBuildStore(b, new_cap, rev_tape_vector_field(b, vec, TAPE_VECTOR_CAPACITY));
   LLVMValueRef arena = load_arena(b);
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, arena, ""), heap, in_arena);
 
@@ -231,8 +222,8 @@ static LLVMValueRef grow_function(void) {
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, arena_cap, const64(0), ""), counting, check);
 
   LLVMPositionBuilderAtEnd(b, counting);
-  LLVMBuildStore(b, sink_place(b, arena, g.lane, size), vec_field(b, vec, TAPE_VECTOR_DATA));
-  LLVMBuildStore(b, const64(0), vec_field(b, vec, TAPE_VECTOR_STRIDE));
+  LLVMBuildStore(b, sink_place(b, arena, g.lane, size), rev_tape_vector_field(b, vec, TAPE_VECTOR_DATA));
+  LLVMBuildStore(b, const64(0), rev_tape_vector_field(b, vec, TAPE_VECTOR_STRIDE));
   LLVMBuildRetVoid(b);
 
   LLVMPositionBuilderAtEnd(b, check);
@@ -255,8 +246,8 @@ static LLVMValueRef grow_function(void) {
   LLVMAddIncoming(new_stride, (LLVMValueRef[]){interleaved, size}, (LLVMBasicBlockRef[]){fits, heap}, 2);
   copy_records(b, grown, new_stride, data, stride, count, size);
   cuda_tape_release(b, data);
-  LLVMBuildStore(b, grown, vec_field(b, vec, TAPE_VECTOR_DATA));
-  LLVMBuildStore(b, new_stride, vec_field(b, vec, TAPE_VECTOR_STRIDE));
+  LLVMBuildStore(b, grown, rev_tape_vector_field(b, vec, TAPE_VECTOR_DATA));
+  LLVMBuildStore(b, new_stride, rev_tape_vector_field(b, vec, TAPE_VECTOR_STRIDE));
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
   return fn;

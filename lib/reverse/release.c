@@ -81,12 +81,9 @@ static void release_record(Reverse *r, LLVMBuilderRef b, BlockRecord *record, LL
 /* Each record of a vector (TapeVectorField), then its data. */
 static void release_vector(Reverse *r, LLVMBuilderRef b, LLVMValueRef fn, BlockRecord *record,
                            LLVMValueRef vec) {
-  LLVMTypeRef vec_type = rev_tape_vector_type();
-  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), LLVMBuildStructGEP2(b, vec_type, vec, TAPE_VECTOR_DATA, ""), "data");
-  LLVMValueRef count =
-      LLVMBuildLoad2(b, i64(), LLVMBuildStructGEP2(b, vec_type, vec, TAPE_VECTOR_COUNT, ""), "count");
-  LLVMValueRef stride =
-      LLVMBuildLoad2(b, i64(), LLVMBuildStructGEP2(b, vec_type, vec, TAPE_VECTOR_STRIDE, ""), "stride");
+  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), rev_tape_vector_field(b, vec, TAPE_VECTOR_DATA), "data");
+  LLVMValueRef count = LLVMBuildLoad2(b, i64(), rev_tape_vector_field(b, vec, TAPE_VECTOR_COUNT), "count");
+  LLVMValueRef stride = LLVMBuildLoad2(b, i64(), rev_tape_vector_field(b, vec, TAPE_VECTOR_STRIDE), "stride");
   LLVMBasicBlockRef before = LLVMGetInsertBlock(b);
   LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(ctx(), fn, "record");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(ctx(), fn, "release");

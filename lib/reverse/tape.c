@@ -12,7 +12,7 @@ LLVMTypeRef rev_tape_vector_type(void) {
   return LLVMStructTypeInContext(ctx(), (LLVMTypeRef[]){ptr(), i64(), i64(), i64()}, 4, 0);
 }
 
-static LLVMValueRef vector_field(LLVMBuilderRef b, LLVMValueRef vec, TapeVectorField f) {
+LLVMValueRef rev_tape_vector_field(LLVMBuilderRef b, LLVMValueRef vec, TapeVectorField f) {
   return LLVMBuildStructGEP2(b, rev_tape_vector_type(), vec, f, "");
 }
 
@@ -23,13 +23,13 @@ static void grow_vector(LLVMBuilderRef b, LLVMValueRef vec, LLVMValueRef size) {
     cuda_tape_grow(b, vec, size);
     return;
   }
-  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), vector_field(b, vec, TAPE_VECTOR_CAPACITY), "cap");
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), rev_tape_vector_field(b, vec, TAPE_VECTOR_CAPACITY), "cap");
   LLVMValueRef new_cap = LLVMBuildAdd(b, LLVMBuildMul(b, cap, const64(2), ""), const64(16), "");
-  LLVMValueRef args[2] = {LLVMBuildLoad2(b, ptr(), vector_field(b, vec, TAPE_VECTOR_DATA), "data"),
+  LLVMValueRef args[2] = {LLVMBuildLoad2(b, ptr(), rev_tape_vector_field(b, vec, TAPE_VECTOR_DATA), "data"),
                           LLVMBuildMul(b, new_cap, size, "")};
-  LLVMBuildStore(b, kn_call_libc(b, "realloc", ptr(), args, 2), vector_field(b, vec, TAPE_VECTOR_DATA));
-  LLVMBuildStore(b, new_cap, vector_field(b, vec, TAPE_VECTOR_CAPACITY));
-  LLVMBuildStore(b, size, vector_field(b, vec, TAPE_VECTOR_STRIDE));
+  LLVMBuildStore(b, kn_call_libc(b, "realloc", ptr(), args, 2), rev_tape_vector_field(b, vec, TAPE_VECTOR_DATA));
+  LLVMBuildStore(b, new_cap, rev_tape_vector_field(b, vec, TAPE_VECTOR_CAPACITY));
+  LLVMBuildStore(b, size, rev_tape_vector_field(b, vec, TAPE_VECTOR_STRIDE));
 }
 
 static void release_vector(LLVMBuilderRef b, LLVMValueRef data) {
@@ -55,16 +55,16 @@ static LLVMValueRef tape_push_function(void) {
   LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(ctx(), fn, "store");
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
   LLVMPositionBuilderAtEnd(b, entry);
-  LLVMValueRef count_at = vector_field(b, vec, TAPE_VECTOR_COUNT);
+  LLVMValueRef count_at = rev_tape_vector_field(b, vec, TAPE_VECTOR_COUNT);
   LLVMValueRef count = LLVMBuildLoad2(b, i64(), count_at, "count");
-  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), vector_field(b, vec, TAPE_VECTOR_CAPACITY), "cap");
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64(), rev_tape_vector_field(b, vec, TAPE_VECTOR_CAPACITY), "cap");
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, count, cap, ""), store, grow);
   LLVMPositionBuilderAtEnd(b, grow);
   grow_vector(b, vec, size);
   LLVMBuildBr(b, store);
   LLVMPositionBuilderAtEnd(b, store);
-  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), vector_field(b, vec, TAPE_VECTOR_DATA), "data");
-  LLVMValueRef stride = LLVMBuildLoad2(b, i64(), vector_field(b, vec, TAPE_VECTOR_STRIDE), "stride");
+  LLVMValueRef data = LLVMBuildLoad2(b, ptr(), rev_tape_vector_field(b, vec, TAPE_VECTOR_DATA), "data");
+  LLVMValueRef stride = LLVMBuildLoad2(b, i64(), rev_tape_vector_field(b, vec, TAPE_VECTOR_STRIDE), "stride");
   LLVMBuildStore(b, LLVMBuildAdd(b, count, const64(1), ""), count_at);
   LLVMValueRef offset = LLVMBuildMul(b, count, stride, "");
   LLVMBuildRet(b, LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx()), data, &offset, 1, "record"));
@@ -217,10 +217,10 @@ void rev_read_records(Reverse *r, LLVMTypeRef tape) {
       continue;
     LLVMPositionBuilderBefore(r->b, term);
     LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, record->tape_field, "");
-    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, ptr(), vector_field(r->b, vec, TAPE_VECTOR_DATA), ""), record->data);
-    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, i64(), vector_field(r->b, vec, TAPE_VECTOR_COUNT), ""),
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, ptr(), rev_tape_vector_field(r->b, vec, TAPE_VECTOR_DATA), ""), record->data);
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, i64(), rev_tape_vector_field(r->b, vec, TAPE_VECTOR_COUNT), ""),
                    record->counter);
-    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, i64(), vector_field(r->b, vec, TAPE_VECTOR_STRIDE), ""),
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, i64(), rev_tape_vector_field(r->b, vec, TAPE_VECTOR_STRIDE), ""),
                    record->stride);
   }
   for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++) {
@@ -254,7 +254,7 @@ void rev_finish_exit(Reverse *r, LLVMTypeRef tape) {
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
     if (r->records[i].record && !r->records[i].once) {
       LLVMValueRef vec = LLVMBuildStructGEP2(r->b, tape, tape_arg, r->records[i].tape_field, "");
-      release_vector(r->b, LLVMBuildLoad2(r->b, ptr(), vector_field(r->b, vec, TAPE_VECTOR_DATA), ""));
+      release_vector(r->b, LLVMBuildLoad2(r->b, ptr(), rev_tape_vector_field(r->b, vec, TAPE_VECTOR_DATA), ""));
     }
   if (!tape_is_empty(tape) && !r->sig->adjacent)
     kn_call_free(r->b, tape_arg);

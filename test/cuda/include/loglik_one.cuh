@@ -1,6 +1,7 @@
 /* loglik_one.cuh: the seed's per-sample log-likelihood as its users write
- * it, with an output pointer (CUDA tests that differentiate it per thread;
- * loglik_grad.h has its analytic gradient). */
+ * it, with an output pointer (CUDA tests that differentiate it per thread,
+ * and bench/cuda-host-loglik.cu, which times it; loglik_grad.h has its
+ * analytic gradient). */
 #ifndef KINASE_TEST_LOGLIK_ONE_CUH
 #define KINASE_TEST_LOGLIK_ONE_CUH
 

@@ -13,7 +13,8 @@
  * each thread runs only the forward part, adding what its vectors would
  * take and writing its records into a sink, then allocates that much and
  * launches it again. Outside an arena (device-side requests, a null arena)
- * and when an arena runs out, vectors grow on the device heap.
+ * and when an arena runs out, vectors grow on the device heap. Either way a
+ * vector's first records are in the tape, in local memory (reverse/tape.c). 
  *
  * Every function of the module reaches the launch's arena through one
  * __shared__ pointer each kernel sets at its start: each thread stores the
@@ -65,7 +66,8 @@ static LLVMBasicBlockRef block(LLVMValueRef fn, const char *name) {
 }
 
 /* kinase.tape.release(p): frees what the heap gave, leaves what the arena
- * gave (the arena is freed whole, after the launch). */
+ * gave (the arena is freed whole, after the launch) and a vector's first
+ * records, in the tape in the thread's local memory (reverse/tape.c). */
 static LLVMValueRef release_function(void) {
   const char *name = "kinase.tape.release";
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
@@ -78,7 +80,11 @@ static LLVMValueRef release_function(void) {
   LLVMBasicBlockRef entry = block(fn, "entry"), in_arena = block(fn, "in_arena"),
                     heap = block(fn, "heap"), done = block(fn, "done");
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMBasicBlockRef not_local = block(fn, "not_local");
   LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef local = kn_call_libc(b, "llvm.nvvm.isspacep.local", LLVMInt1TypeInContext(ctx()), &p, 1);
+  LLVMBuildCondBr(b, local, done, not_local);
+  LLVMPositionBuilderAtEnd(b, not_local);
   LLVMValueRef arena = load_arena(b);
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, arena, ""), heap, in_arena);
   LLVMPositionBuilderAtEnd(b, in_arena);

@@ -47,6 +47,9 @@ typedef struct {
   unsigned tape_field;     /* its field in the tape: the record, or its vector (TapeVectorField) */
   bool once;               /* the block runs at most once a call: the record
                               itself is the tape field */
+  unsigned inline_records; /* device code: records its vector holds in the
+                              tape itself before it grows (0: none) */
+  unsigned inline_field;   /* their array's field in the tape */
   LLVMValueRef counter;    /* rev: i64 slot */
   LLVMValueRef data;       /* rev: ptr slot */
   LLVMValueRef stride;     /* rev: i64 slot */

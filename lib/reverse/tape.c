@@ -117,14 +117,42 @@ void rev_erase_dead_code(Reverse *r) {
 }
 
 /* Where a block's record lives (rev_write_records), in words for a remark. */
-static const char *tape_place(Reverse *r, const BlockRecord *record) {
+static char *tape_place(Reverse *r, const BlockRecord *record) {
   static const char *const places[2][3] = {
       {"on the caller's stack", "in memory allocated on the heap",
        "in a heap buffer that grows with the loop"},
       {"on the caller's stack: local memory, unless registers hold it", "on the device heap",
        "in a device heap buffer that grows with the loop"},
   };
-  return places[kn_module.gpu][!record->once ? 2 : r->sig->adjacent ? 0 : 1];
+  if (record->inline_records)
+    return kn_strdup_printf("the first %u records in the caller's local memory, then in the "
+                            "launch's tape arena or on the device heap",
+                            record->inline_records);
+  return kn_strdup_printf("%s", places[kn_module.gpu][!record->once ? 2 : r->sig->adjacent ? 0 : 1]);
+}
+
+/* Device code has no realloc, and its heap is small and slow: the vectors
+ * of a tape the caller holds (a request's, a derivative kernel's) start in
+ * the tape itself, in the thread's local memory, so loops of a few hundred
+ * records never grow (cuda/arena.c grows the rest). This many bytes for
+ * all of them. */
+enum { INLINE_RECORD_BYTES = 1024 };
+
+static void place_inline_records(Reverse *r, unsigned *next_field) {
+  if (!kn_module.gpu || !r->sig->adjacent)
+    return;
+  unsigned vectors = 0;
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
+    vectors += r->records[i].record && !r->records[i].once;
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
+    BlockRecord *record = &r->records[i];
+    if (!record->record || record->once)
+      continue;
+    unsigned long long size = LLVMABISizeOfType(kn_module.layout, record->record);
+    record->inline_records = (unsigned)(INLINE_RECORD_BYTES / vectors / (size ? size : 1));
+    if (record->inline_records)
+      record->inline_field = (*next_field)++;
+  }
 }
 
 void rev_layout_records(Reverse *r) {
@@ -152,25 +180,61 @@ void rev_layout_records(Reverse *r) {
     record->tape_field = tape_field++;
     record->once = !cfg_on_cycle(record->block);
   }
+  place_inline_records(r, &tape_field);
   for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++)
-    if (r->placeholders[i].load)
-      rev_remark_recorded(r, &r->placeholders[i],
-                          tape_place(r, rev_record_of(r, LLVMGetInstructionParent(r->placeholders[i].root))));
+    if (r->placeholders[i].load) {
+      char *place = tape_place(r, rev_record_of(r, LLVMGetInstructionParent(r->placeholders[i].root)));
+      rev_remark_recorded(r, &r->placeholders[i], place);
+      free(place);
+    }
 }
 
 /* The tape: per block with a record, the record itself for a block that
- * runs at most once a call, a growing vector of them for the others. */
+ * runs at most once a call, a growing vector of them for the others, then
+ * the vectors' inline records. */
 LLVMTypeRef rev_tape_type(Reverse *r) {
   LLVMTypeRef fields[512];
   unsigned n = 0;
-  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
-    if (r->records[i].record && n < 512)
-      fields[n++] = r->records[i].once ? r->records[i].record : rev_tape_vector_type();
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
+    BlockRecord *record = &r->records[i];
+    if (!record->record)
+      continue;
+    if (record->tape_field >= 512 || record->inline_field >= 512)
+      kn_die("too many blocks recorded in one function");
+    fields[record->tape_field] = record->once ? record->record : rev_tape_vector_type();
+    if (record->inline_records)
+      fields[record->inline_field] = LLVMArrayType2(record->record, record->inline_records);
+    n = n > record->tape_field + 1 ? n : record->tape_field + 1;
+    n = n > record->inline_field + 1 ? n : record->inline_field + 1;
+  }
   return LLVMStructTypeInContext(ctx(), fields, n, 0);
+}
+
+/* aug, after the tape is zeroed: a vector with inline records starts with
+ * them as its room. */
+static void start_inline_vector(Reverse *r, LLVMTypeRef tape, BlockRecord *record) {
+  LLVMValueRef vec = LLVMBuildStructGEP2(r->ab, tape, r->aug_tape, record->tape_field, "");
+  LLVMBuildStore(r->ab, LLVMBuildStructGEP2(r->ab, tape, r->aug_tape, record->inline_field, "inline_records"),
+                 rev_tape_vector_field(r->ab, vec, TAPE_VECTOR_DATA));
+  LLVMBuildStore(r->ab, const64(record->inline_records), rev_tape_vector_field(r->ab, vec, TAPE_VECTOR_CAPACITY));
+  LLVMBuildStore(r->ab, const64(LLVMABISizeOfType(kn_module.layout, record->record)),
+                 rev_tape_vector_field(r->ab, vec, TAPE_VECTOR_STRIDE));
 }
 
 /* A function that records nothing passes a null tape: no allocation. */
 static bool tape_is_empty(LLVMTypeRef tape) { return LLVMCountStructElementTypes(tape) == 0; }
+
+/* What must start zeroed: all but the inline records, which come last and
+ * are written before they are read. */
+static unsigned long long zeroed_size(Reverse *r, LLVMTypeRef tape) {
+  unsigned long long size = LLVMABISizeOfType(kn_module.layout, tape);
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
+    if (r->records[i].record && r->records[i].inline_records) {
+      unsigned long long at = LLVMOffsetOfElement(kn_module.layout, tape, r->records[i].inline_field);
+      size = at < size ? at : size;
+    }
+  return size;
+}
 
 /* aug: allocate the tape at entry (a request's caller holds it instead);
  * write each block's record at its end. */
@@ -181,7 +245,7 @@ void rev_write_records(Reverse *r, LLVMTypeRef tape) {
   }
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->aug);
   LLVMPositionBuilderBefore(r->ab, kn_first_non_phi(entry));
-  LLVMValueRef size = const64(LLVMABISizeOfType(kn_module.layout, tape));
+  LLVMValueRef size = const64(zeroed_size(r, tape));
   if (r->sig->adjacent) {
     r->aug_tape = LLVMGetParam(r->aug, LLVMCountParams(r->aug) - 1);
     LLVMBuildMemSet(r->ab, r->aug_tape, LLVMConstInt(LLVMInt8TypeInContext(ctx()), 0, 0), size,
@@ -189,6 +253,9 @@ void rev_write_records(Reverse *r, LLVMTypeRef tape) {
   } else {
     r->aug_tape = kn_call_calloc(r->ab, size);
   }
+  for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
+    if (r->records[i].record && r->records[i].inline_records)
+      start_inline_vector(r, tape, &r->records[i]);
   LLVMValueRef push = tape_push_function();
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
     BlockRecord *record = &r->records[i];

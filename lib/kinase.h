@@ -392,6 +392,9 @@ LLVMValueRef devirt_fallback_shadow(LLVMValueRef call, LLVMValueRef subject);
  * callee is unknown. */
 void devirt_guard_fallback(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
 void simplify_after(LLVMValueRef fn);
+/* Loops with preheaders and LCSSA phis, rotated (so that their bodies run
+ * at least once where they are entered) and with invariants hoisted out. */
+void simplify_loops_for_factoring(LLVMValueRef fn);
 void simplify_unroll_loops(LLVMValueRef fn, unsigned count);
 void strip_debug_locations(LLVMValueRef fn);
 
@@ -562,6 +565,13 @@ void globals_reset(void);
 /* Fills the bodies of `aug` and `rev`, the reverse-mode pair for `sig`, and
  * of `release` (derive_release; NULL in device code). */
 bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, LLVMValueRef release);
+
+/* ---- factor.c ---- */
+
+/* In the reverse sweep `fn`, sums a loop adds products with loop-invariant
+ * factors into accumulate the varying factors alone; the invariant ones
+ * multiply the sum after the loop. */
+void rev_factor_reductions(LLVMValueRef fn);
 
 /* ---- tape.c ---- */
 

@@ -59,6 +59,8 @@ void simplify_after(LLVMValueRef fn) {
   run(fn, "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,adce");
 }
 
+void simplify_loops_for_factoring(LLVMValueRef fn) { run(fn, "loop-simplify,lcssa,loop(loop-rotate),loop-mssa(licm)"); }
+
 /* The instructions of the loop, or -1 if it calls a convergent function (a
  * shuffle, a barrier): LLVM cannot unroll that with a remainder. */
 static int loop_size(LLVMValueRef fn, Loop *loop) {

@@ -25,18 +25,21 @@
 // dlogL is read; nothing is stored before the loops are done (its zeroing
 // waits for them: lib/reverse/clears.c):
 // CHECK-NOT: {{st\.global|atom|malloc|\.local}}
-// The data loop's reverse: d1 * d1 gives d1 the adjoint d1 * (2 dq), one
-// multiplication by a hoisted constant where two partials took a product
-// and an fma: per dimension two fmas, the adjoints of mu and 1/s.
+// The data loop's reverse sums what varies with the data point alone, x - mu
+// and its square, per dimension: a subtraction, an add and an fma, no
+// multiplication (lib/reverse/factor.c); 1/s and the seed multiply the sums
+// after the loop, as in a hand-written gradient.
 // The loop is unrolled four times (llvm.loop.unroll.count), its remainder
 // first: one iteration there, four in the main loop.
 // CHECK: Inner Loop
-// CHECK-COUNT-4: fma.rn.f32
-// CHECK-NOT: fma.rn.f32
+// CHECK-NOT: mul.f32
+// CHECK-COUNT-2: fma.rn.f32
+// CHECK-NOT: {{fma.rn.f32|mul.f32}}
 // CHECK: bra
 // CHECK: Inner Loop
-// CHECK-COUNT-16: fma.rn.f32
-// CHECK-NOT: fma.rn.f32
+// CHECK-NOT: mul.f32
+// CHECK-COUNT-8: fma.rn.f32
+// CHECK-NOT: {{fma.rn.f32|mul.f32}}
 // CHECK: bra.uni
 // dlogL[i] zeroed, then the owned path, taken in a one-dimensional launch,
 // one block of four read-modify-writes, then the atomic path:

@@ -4,7 +4,7 @@
 // doubles there); a loop longer than that grows it on the device heap
 // through kinase.device.malloc, which stops the kernel with a message if
 // the heap (8 MB unless raised) is exhausted, instead of an illegal
-// address later. 40 steps stay in local memory, 1000 steps grow (the first
+// address later. 40 steps stay in local memory, 500 steps grow twice (the first
 // 128 records move from local memory, which is not freed, to the heap).
 // Checked against central differences, one thread per starting point.
 //
@@ -29,7 +29,7 @@
 #include <math.h>
 #include "cuda_check.h"
 
-enum { N = 512, SHORT = 40, LONG = 1000 };
+enum { N = 512, SHORT = 40, LONG = 500 };
 
 __host__ __device__ double iterate(double x, int n) {
   for (int i = 0; i < n; i++)
@@ -37,7 +37,7 @@ __host__ __device__ double iterate(double x, int n) {
   return x;
 }
 
-/* Slow enough that the derivative after 1000 steps is still of order 1. */
+/* Slow enough that the derivative after 500 steps is still of order 1. */
 __host__ __device__ double drift(double x, int n) {
   for (int i = 0; i < n; i++)
     x = x + 0.002 * sin(x);

@@ -388,7 +388,39 @@ static void rewrite(Loop *loop, Reduction *r) {
   LLVMDisposeBuilder(b);
 }
 
+static bool is_scalar_float(LLVMValueRef v) {
+  LLVMTypeKind kind = LLVMGetTypeKind(LLVMTypeOf(v));
+  return kind == LLVMFloatTypeKind || kind == LLVMDoubleTypeKind;
+}
+
+/* The float phis of the loops' headers: the sums there may be. */
+static LLVMValueRef *candidate_sums(Loop *loop) {
+  LLVMValueRef *sums = NULL;
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(loop->header); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi))
+    if (is_scalar_float(phi))
+      arrput(sums, phi);
+  return sums;
+}
+
+/* Most reverse sweeps carry no float around a loop: they skip the loop
+ * pipeline (every kernel of a CUDA program gets reverse kernels). */
+static bool has_candidates(LLVMValueRef fn) {
+  Cfg *cfg = cfg_build(fn);
+  Loop *loops = cfg_loops(cfg);
+  bool any = false;
+  for (ptrdiff_t l = 0; l < arrlen(loops) && !any; l++) {
+    LLVMValueRef *sums = candidate_sums(&loops[l]);
+    any = arrlen(sums) > 0;
+    arrfree(sums);
+  }
+  cfg_free(cfg);
+  return any;
+}
+
 void rev_factor_reductions(LLVMValueRef fn) {
+  if (!has_candidates(fn))
+    return;
   simplify_loops_for_factoring(fn);
   Cfg *cfg = cfg_build(fn);
   Loop *loops = cfg_loops(cfg);
@@ -397,13 +429,7 @@ void rev_factor_reductions(LLVMValueRef fn) {
     Loop *loop = &loops[l];
     if (!loop->latch || !loop->preheader)
       continue;
-    LLVMValueRef *sums = NULL;
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(loop->header); phi && LLVMIsAPHINode(phi);
-         phi = LLVMGetNextInstruction(phi)) {
-      LLVMTypeKind kind = LLVMGetTypeKind(LLVMTypeOf(phi));
-      if (kind == LLVMFloatTypeKind || kind == LLVMDoubleTypeKind)
-        arrput(sums, phi);
-    }
+    LLVMValueRef *sums = candidate_sums(loop);
     for (ptrdiff_t i = 0; i < arrlen(sums); i++) {
       Reduction r;
       ValueSet seen = {0};

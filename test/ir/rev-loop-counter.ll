@@ -64,8 +64,9 @@ define void @test(ptr %x, ptr %dx, ptr %y, ptr %dy, i32 %n) {
 ; CHECK-DAG:     [[NEWY:%.*]] = fadd double [[OLDY]], [[DB]]
 ; CHECK-DAG:     store double [[NEWY]], ptr [[DPY]]
 ; CHECK:         [[FIRST:%.*]] = icmp eq i64 [[K]], 0
-; CHECK-NEXT:    [[PREV:%.*]] = add i64 [[K]], -1
 ; CHECK-NEXT:    br i1 [[FIRST]], label %{{.*}}, label %[[BACK:.*]]
+; CHECK:       [[BACK]]:
+; CHECK-NEXT:    [[PREV:%.*]] = add i64 [[K]], -1
 
 ; The augmented sweep: an iteration counter in the loop, no record in it.
 ; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_dot(

@@ -114,54 +114,69 @@ static bool same_factors(const Monomial *a, const Monomial *b) {
   return true;
 }
 
-/* A sum along the loop: header phi `sum`; each link adds terms to the one
- * below it (the first to the phi); the top link returns to the phi from
- * the latch. */
+/* A sum carried around the loop: the header phi `sum` and the values that
+ * carry it, its members: links, each adding terms to one member, and the
+ * loop's other phis, which merge members (a branch that adds nothing:
+ * `if (j == i) continue;`). */
 typedef struct {
-  LLVMValueRef sum, top;
-  Monomial *terms; /* what the links add, bottom first */
+  LLVMValueRef value;
+  LLVMValueRef below;          /* a link's member it adds to; NULL for phis */
+  ptrdiff_t first_term, terms; /* a link's monomials in Reduction.terms */
+} Member;
+
+typedef struct {
+  LLVMValueRef sum, init;
+  Member *members; /* the sum first */
+  Monomial *terms;
 } Reduction;
 
 static void reduction_free(Reduction *r) {
   for (ptrdiff_t i = 0; i < arrlen(r->terms); i++)
     monomial_free(&r->terms[i]);
   arrfree(r->terms);
+  arrfree(r->members);
 }
 
-/* The one user of v inside the loop, or NULL. */
-static LLVMValueRef only_user_in_loop(Loop *loop, LLVMValueRef v) {
-  LLVMValueRef found = NULL;
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!in_loop(loop, user))
-      continue;
-    if (found)
-      return NULL;
-    found = user;
-  }
-  return found;
-}
-
-static bool has_user_outside(Loop *loop, LLVMValueRef v) {
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
-    if (!in_loop(loop, LLVMGetUser(u)))
-      return true;
-  return false;
+static ptrdiff_t member_index(const Reduction *r, LLVMValueRef v) {
+  for (ptrdiff_t i = 0; i < arrlen(r->members); i++)
+    if (r->members[i].value == v)
+      return i;
+  return -1;
 }
 
 enum { MAX_TERMS = 64 };
 
+/* A product (or a sum of products) computed in the loop: not a difference
+ * of data and a parameter like x[k] - mu, which stays one factor. */
+static bool is_product(Loop *loop, LLVMValueRef v) {
+  if (!in_loop(loop, v))
+    return false;
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMFMul:
+  case LLVMFNeg:
+  case LLVMFDiv:
+    return true;
+  case LLVMFAdd:
+  case LLVMFSub:
+    return is_product(loop, LLVMGetOperand(v, 0)) && is_product(loop, LLVMGetOperand(v, 1));
+  default:
+    return false;
+  }
+}
+
 /* Appends the monomials of (-1 if negative) * v: through the sums and
- * differences of the loop, then split into factors. */
+ * differences of the loop that hold products (a sum at the top of what an
+ * iteration adds), then split into factors. A sum inside a product is not
+ * multiplied out: sum (a_k - b_k) c as c (sum a_k - sum b_k) would cancel
+ * what the loop subtracted term by term. */
 static bool expand(Loop *loop, LLVMValueRef v, bool negative, Reduction *r, int depth) {
   if (arrlen(r->terms) >= MAX_TERMS)
     return false;
-  if (in_loop(loop, v) && depth < 8) {
-    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+  if (in_loop(loop, v) && depth < 8 && (op == LLVMFAdd || op == LLVMFSub)) {
     LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
-    if ((op == LLVMFAdd && a != b) || op == LLVMFSub)
-      return expand(loop, a, negative, r, depth + 1) &&
-             expand(loop, b, negative != (op == LLVMFSub), r, depth + 1);
+    if (a != b && is_product(loop, a) && is_product(loop, b))
+      return expand(loop, a, negative, r, depth + 1) && expand(loop, b, negative != (op == LLVMFSub), r, depth + 1);
   }
   Monomial m = {.negative = negative};
   split(loop, v, &m, 0);
@@ -200,26 +215,62 @@ static bool worth_it(const Reduction *r) {
   return false;
 }
 
-/* Follows the sum up from its phi to the latch. */
+enum { MAX_MEMBERS = 64 };
+
+/* The loop's users of each member are links or phis, found from the sum
+ * on: they become members. */
+static bool collect_members(Loop *loop, Reduction *r) {
+  for (ptrdiff_t i = 0; i < arrlen(r->members); i++) {
+    LLVMValueRef m = r->members[i].value;
+    for (LLVMUseRef u = LLVMGetFirstUse(m); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (!in_loop(loop, user) || member_index(r, user) >= 0)
+        continue;
+      if (arrlen(r->members) >= MAX_MEMBERS)
+        return false;
+      if (LLVMIsAPHINode(user)) {
+        if (LLVMGetInstructionParent(user) == loop->header)
+          return false; /* another sum's phi */
+        arrput(r->members, ((Member){user, NULL, 0, 0}));
+        continue;
+      }
+      Member link = {user, m, arrlen(r->terms), 0};
+      if (!add_terms_of(loop, user, m, r))
+        return false;
+      link.terms = arrlen(r->terms) - link.first_term;
+      arrput(r->members, link);
+    }
+  }
+  return true;
+}
+
+/* Every phi merges members only (the sum: and its start from outside); no
+ * term is computed from a member. */
+static bool members_closed(Loop *loop, Reduction *r) {
+  for (ptrdiff_t i = 0; i < arrlen(r->members); i++) {
+    LLVMValueRef v = r->members[i].value;
+    if (r->members[i].below)
+      continue;
+    for (unsigned k = 0; k < LLVMCountIncoming(v); k++) {
+      LLVMValueRef in = LLVMGetIncomingValue(v, k);
+      if (member_index(r, in) >= 0)
+        continue;
+      if (v != r->sum || r->init || loop_contains(loop, LLVMGetIncomingBlock(v, k)))
+        return false;
+      r->init = in;
+    }
+  }
+  for (ptrdiff_t i = 0; i < arrlen(r->terms); i++)
+    for (ptrdiff_t k = 0; k < arrlen(r->terms[i].varying); k++)
+      if (member_index(r, r->terms[i].varying[k]) >= 0)
+        return false;
+  return r->init != NULL;
+}
+
 static bool find_reduction(Loop *loop, LLVMValueRef sum, Reduction *r) {
   *r = (Reduction){.sum = sum};
-  for (unsigned i = 0; i < LLVMCountIncoming(sum); i++)
-    if (LLVMGetIncomingBlock(sum, i) == loop->latch)
-      r->top = LLVMGetIncomingValue(sum, i);
-  LLVMValueRef below = sum;
-  for (int links = 0; links < MAX_TERMS; links++) {
-    LLVMValueRef link = only_user_in_loop(loop, below);
-    if (!link)
-      return false;
-    if (link == sum)
-      return below == r->top && below != sum && worth_it(r);
-    if (below != sum && has_user_outside(loop, below))
-      return false;
-    if (!add_terms_of(loop, link, below, r))
-      return false;
-    below = link;
-  }
-  return false;
+  arrput(r->members, ((Member){sum, NULL, 0, 0}));
+  return collect_members(loop, r) && members_closed(loop, r) && worth_it(r);
 }
 
 /* Whether v reaches only arithmetic, phis, selects (not as the condition),
@@ -259,22 +310,20 @@ static bool only_numbers(LLVMValueRef v, ValueSet *seen) {
   return true;
 }
 
-/* Uses outside the loop are LCSSA phis of the sum or its top link whose
- * every incoming value is one of the two. */
+/* Uses outside the loop are LCSSA phis whose every incoming value is a
+ * member, coming from the loop. */
 static bool exits_are_lcssa(Loop *loop, const Reduction *r) {
-  LLVMValueRef ends[2] = {r->sum, r->top};
-  for (int e = 0; e < 2; e++)
-    for (LLVMUseRef u = LLVMGetFirstUse(ends[e]); u; u = LLVMGetNextUse(u)) {
+  for (ptrdiff_t m = 0; m < arrlen(r->members); m++)
+    for (LLVMUseRef u = LLVMGetFirstUse(r->members[m].value); u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);
-      if (loop_contains(loop, LLVMGetInstructionParent(user)))
+      if (in_loop(loop, user))
         continue;
       if (!LLVMIsAPHINode(user))
         return false;
-      for (unsigned i = 0; i < LLVMCountIncoming(user); i++) {
-        LLVMValueRef in = LLVMGetIncomingValue(user, i);
-        if ((in != r->sum && in != r->top) || !loop_contains(loop, LLVMGetIncomingBlock(user, i)))
+      for (unsigned i = 0; i < LLVMCountIncoming(user); i++)
+        if (member_index(r, LLVMGetIncomingValue(user, i)) < 0 ||
+            !loop_contains(loop, LLVMGetIncomingBlock(user, i)))
           return false;
-      }
     }
   return true;
 }
@@ -299,93 +348,135 @@ static LLVMValueRef coefficient(LLVMBuilderRef b, LLVMTypeRef type, const Monomi
   return denominator ? LLVMBuildFDiv(b, numerator, denominator, "coefficient") : numerator;
 }
 
-static void rewrite(Loop *loop, Reduction *r) {
-  LLVMTypeRef type = LLVMTypeOf(r->sum);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
-  /* Group the terms; a term's sign goes with its invariant factors. */
-  int groups = 0;
+/* Terms with the same sign and invariant factors share a group; returns
+ * the first term of each. */
+static Monomial **group_terms(Reduction *r) {
   Monomial **first = NULL;
   for (ptrdiff_t i = 0; i < arrlen(r->terms); i++) {
     Monomial *m = &r->terms[i];
     m->group = -1;
-    for (int g = 0; g < groups && m->group < 0; g++)
+    for (ptrdiff_t g = 0; g < arrlen(first) && m->group < 0; g++)
       if (same_factors(first[g], m))
-        m->group = g;
+        m->group = (int)g;
     if (m->group < 0) {
-      m->group = groups++;
+      m->group = (int)arrlen(first);
       arrput(first, m);
     }
   }
-  LLVMValueRef *coef = NULL, *phis = NULL, *tops = NULL;
-  LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(loop->preheader));
-  for (int g = 0; g < groups; g++)
-    arrput(coef, coefficient(b, type, first[g]));
-  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(loop->header));
-  for (int g = 0; g < groups; g++)
-    arrput(phis, LLVMBuildPhi(b, type, "varying_sum"));
-  /* The new sums add up where the old top link was, terms bottom first. */
-  LLVMPositionBuilderBefore(b, r->top);
-  for (int g = 0; g < groups; g++)
-    arrput(tops, phis[g]);
-  for (ptrdiff_t i = 0; i < arrlen(r->terms); i++) {
-    Monomial *m = &r->terms[i];
-    LLVMValueRef v = arrlen(m->varying) ? product(b, m->varying, arrlen(m->varying)) : LLVMConstReal(type, 1.0);
-    tops[m->group] = LLVMBuildFAdd(b, tops[m->group], v, "");
+  return first;
+}
+
+/* Each member gets one mirror per group: what the member adds up of that
+ * group's varying factors, so that in real arithmetic
+ *   member = init + sum over groups of coefficient * mirror. */
+typedef struct {
+  Reduction *r;
+  ptrdiff_t groups;
+  LLVMValueRef *mirrors; /* [member * groups + group] */
+  LLVMBuilderRef b;
+} Mirrors;
+
+static LLVMValueRef *mirror_of(Mirrors *m, LLVMValueRef member) {
+  return &m->mirrors[member_index(m->r, member) * m->groups];
+}
+
+static void mirror_link(Mirrors *m, const Member *link) {
+  LLVMTypeRef type = LLVMTypeOf(link->value);
+  LLVMValueRef *mine = mirror_of(m, link->value), *below = mirror_of(m, link->below);
+  LLVMPositionBuilderBefore(m->b, link->value);
+  for (ptrdiff_t g = 0; g < m->groups; g++)
+    mine[g] = below[g];
+  for (ptrdiff_t t = link->first_term; t < link->first_term + link->terms; t++) {
+    Monomial *term = &m->r->terms[t];
+    LLVMValueRef v = arrlen(term->varying) ? product(m->b, term->varying, arrlen(term->varying))
+                                           : LLVMConstReal(type, 1.0);
+    mine[term->group] = LLVMBuildFAdd(m->b, mine[term->group], v, "");
   }
-  LLVMValueRef minus_zero = LLVMConstReal(type, -0.0);
-  for (int g = 0; g < groups; g++) {
-    for (unsigned i = 0; i < LLVMCountIncoming(r->sum); i++) {
-      LLVMBasicBlockRef from = LLVMGetIncomingBlock(r->sum, i);
-      LLVMValueRef in = from == loop->latch ? tops[g] : minus_zero;
-      LLVMAddIncoming(phis[g], &in, &from, 1);
+}
+
+/* The mirrors of a phi (a member, or an LCSSA phi of members) merge the
+ * mirrors of its incoming values; the sum's start is -0, which adds
+ * nothing. */
+static LLVMValueRef *mirror_phis(Mirrors *m, LLVMValueRef phi, LLVMValueRef *into) {
+  LLVMPositionBuilderBefore(m->b, phi);
+  for (ptrdiff_t g = 0; g < m->groups; g++)
+    into[g] = LLVMBuildPhi(m->b, LLVMTypeOf(phi), "varying_sum");
+  return into;
+}
+
+static void fill_mirror_phis(Mirrors *m, LLVMValueRef phi, LLVMValueRef *mirrors) {
+  LLVMValueRef minus_zero = LLVMConstReal(LLVMTypeOf(phi), -0.0);
+  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+    LLVMValueRef in = LLVMGetIncomingValue(phi, k);
+    LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
+    bool member = member_index(m->r, in) >= 0;
+    for (ptrdiff_t g = 0; g < m->groups; g++) {
+      LLVMValueRef value = member ? mirror_of(m, in)[g] : minus_zero;
+      LLVMAddIncoming(mirrors[g], &value, &from, 1);
     }
   }
-  LLVMValueRef init = NULL;
-  for (unsigned i = 0; i < LLVMCountIncoming(r->sum); i++)
-    if (LLVMGetIncomingBlock(r->sum, i) == loop->preheader)
-      init = LLVMGetIncomingValue(r->sum, i);
-  /* Each LCSSA phi of the old sum: init + sum over groups of coef * sum. */
+}
+
+static void *checked_calloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p)
+    kn_die("out of memory");
+  return p;
+}
+
+static void rewrite(Loop *loop, Reduction *r, LLVMBasicBlockRef *rpo) {
+  LLVMTypeRef type = LLVMTypeOf(r->sum);
+  Monomial **first = group_terms(r);
+  Mirrors m = {r, arrlen(first), NULL, LLVMCreateBuilderInContext(kn_module.ctx)};
+  m.mirrors = checked_calloc((size_t)(arrlen(r->members) * m.groups), sizeof *m.mirrors);
+  LLVMValueRef *coef = NULL;
+  LLVMPositionBuilderBefore(m.b, LLVMGetBasicBlockTerminator(loop->preheader));
+  for (ptrdiff_t g = 0; g < m.groups; g++)
+    arrput(coef, coefficient(m.b, type, first[g]));
+  for (ptrdiff_t i = 0; i < arrlen(r->members); i++)
+    if (!r->members[i].below)
+      mirror_phis(&m, r->members[i].value, mirror_of(&m, r->members[i].value));
+  /* Links in dominance order: the member a link adds to is mirrored first. */
+  for (ptrdiff_t k = 0; k < arrlen(rpo); k++) {
+    if (!loop_contains(loop, rpo[k]))
+      continue;
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(rpo[k]); inst; inst = LLVMGetNextInstruction(inst)) {
+      ptrdiff_t i = member_index(r, inst);
+      if (i >= 0 && r->members[i].below)
+        mirror_link(&m, &r->members[i]);
+    }
+  }
+  for (ptrdiff_t i = 0; i < arrlen(r->members); i++)
+    if (!r->members[i].below)
+      fill_mirror_phis(&m, r->members[i].value, mirror_of(&m, r->members[i].value));
+  /* Each LCSSA phi of members: init + sum over groups of coef * mirror. */
   LLVMValueRef *exits = NULL;
-  LLVMValueRef ends[2] = {r->sum, r->top};
-  for (int e = 0; e < 2; e++)
-    for (LLVMUseRef u = LLVMGetFirstUse(ends[e]); u; u = LLVMGetNextUse(u))
-      if (!loop_contains(loop, LLVMGetInstructionParent(LLVMGetUser(u))))
-        arrput(exits, LLVMGetUser(u));
+  for (ptrdiff_t i = 0; i < arrlen(r->members); i++)
+    for (LLVMUseRef u = LLVMGetFirstUse(r->members[i].value); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      bool listed = false;
+      for (ptrdiff_t k = 0; k < arrlen(exits); k++)
+        listed |= exits[k] == user;
+      if (!in_loop(loop, user) && !listed)
+        arrput(exits, user);
+    }
+  LLVMValueRef *at_exit = checked_calloc((size_t)m.groups, sizeof *at_exit);
   for (ptrdiff_t k = 0; k < arrlen(exits); k++) {
     LLVMValueRef old = exits[k];
-    if (!LLVMGetInstructionParent(old))
-      continue;
-    bool seen_before = false;
-    for (ptrdiff_t j = 0; j < k; j++)
-      seen_before |= exits[j] == old;
-    if (seen_before)
-      continue;
-    LLVMBasicBlockRef exit = LLVMGetInstructionParent(old);
-    LLVMValueRef value = init;
-    LLVMPositionBuilderBefore(b, old);
-    LLVMValueRef *ends_here = NULL;
-    for (int g = 0; g < groups; g++) {
-      LLVMValueRef phi = LLVMBuildPhi(b, type, "varying_sum.exit");
-      for (unsigned i = 0; i < LLVMCountIncoming(old); i++) {
-        LLVMBasicBlockRef from = LLVMGetIncomingBlock(old, i);
-        LLVMValueRef in = LLVMGetIncomingValue(old, i) == r->sum ? phis[g] : tops[g];
-        LLVMAddIncoming(phi, &in, &from, 1);
-      }
-      arrput(ends_here, phi);
-    }
-    LLVMPositionBuilderBefore(b, kn_first_non_phi(exit));
-    for (int g = 0; g < groups; g++)
-      value = LLVMBuildFAdd(b, value, LLVMBuildFMul(b, coef[g], ends_here[g], ""), "");
+    fill_mirror_phis(&m, old, mirror_phis(&m, old, at_exit));
+    LLVMPositionBuilderBefore(m.b, kn_first_non_phi(LLVMGetInstructionParent(old)));
+    LLVMValueRef value = r->init;
+    for (ptrdiff_t g = 0; g < m.groups; g++)
+      value = LLVMBuildFAdd(m.b, value, LLVMBuildFMul(m.b, coef[g], at_exit[g], ""), "");
     LLVMReplaceAllUsesWith(old, value);
     LLVMInstructionEraseFromParent(old);
-    arrfree(ends_here);
   }
+  free(at_exit);
+  free(m.mirrors);
   arrfree(exits);
-  arrfree(first);
   arrfree(coef);
-  arrfree(phis);
-  arrfree(tops);
-  LLVMDisposeBuilder(b);
+  arrfree(first);
+  LLVMDisposeBuilder(m.b);
 }
 
 static bool is_scalar_float(LLVMValueRef v) {
@@ -424,6 +515,7 @@ void rev_factor_reductions(LLVMValueRef fn) {
   simplify_loops_for_factoring(fn);
   Cfg *cfg = cfg_build(fn);
   Loop *loops = cfg_loops(cfg);
+  LLVMBasicBlockRef *rpo = cfg_blocks(cfg);
   bool changed = false;
   for (ptrdiff_t l = 0; l < arrlen(loops); l++) {
     Loop *loop = &loops[l];
@@ -434,7 +526,7 @@ void rev_factor_reductions(LLVMValueRef fn) {
       Reduction r;
       ValueSet seen = {0};
       if (find_reduction(loop, sums[i], &r) && exits_are_lcssa(loop, &r) && only_numbers(sums[i], &seen)) {
-        rewrite(loop, &r);
+        rewrite(loop, &r, rpo);
         changed = true;
       }
       vset_free(&seen);

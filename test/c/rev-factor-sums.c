@@ -8,6 +8,9 @@
 //   drain: b -= a x_k y_j over a nested pair of loops (a subtraction, an
 //          inner sum feeding an outer one)
 //   ratio: sum c / x_k (a varying divisor: not split)
+//   skip:  gauss's sum without the points above a cutoff (`continue`: the
+//          sum passes through a phi that merges added and not added)
+//   masked: a sum that adds one of two terms depending on the data
 #include <math.h>
 #include "check.h"
 
@@ -52,6 +55,29 @@ static double ratio(const double *x, int n, double c) {
   for (int k = 0; k < n; k++)
     r += c / x[k];
   return r;
+}
+
+static double skip(const double *x, int n, double mu, double s, double w) {
+  double q = 0;
+  for (int k = 0; k < n; k++) {
+    if (x[k] > 2.2)
+      continue;
+    double d = (x[k] - mu) / s;
+    q += w * d * d;
+  }
+  return q;
+}
+
+static double masked(const double *x, int n, double mu, double s, double w) {
+  double q = 0;
+  for (int k = 0; k < n; k++) {
+    double d = (x[k] - mu) / s;
+    if (x[k] > 1.5)
+      q += d * d;
+    else
+      q -= w * d;
+  }
+  return q;
 }
 
 int main(void) {
@@ -100,5 +126,40 @@ int main(void) {
     inv += 1 / x[k];
   check_close("ratio d/dc", __enzyme_autodiff1((void *)ratio, enzyme_const, x, enzyme_const, N, enzyme_out, c),
               inv, 1e-12);
+  g = __enzyme_autodiff3((void *)skip, enzyme_const, x, enzyme_const, N, enzyme_out, mu, enzyme_out, s,
+                         enzyme_out, w);
+  dmu = ds = dw = 0;
+  int kept = 0;
+  for (int k = 0; k < N; k++) {
+    if (x[k] > 2.2)
+      continue;
+    double d = (x[k] - mu) / s;
+    dmu += -2 * w * d / s;
+    ds += -2 * w * d * d / s;
+    dw += d * d;
+    kept++;
+  }
+  check_true("skip leaves points out", kept > 0 && kept < N);
+  check_close("skip d/dmu", g.a, dmu, 1e-12);
+  check_close("skip d/ds", g.b, ds, 1e-12);
+  check_close("skip d/dw", g.c, dw, 1e-12);
+
+  g = __enzyme_autodiff3((void *)masked, enzyme_const, x, enzyme_const, N, enzyme_out, mu, enzyme_out, s,
+                         enzyme_out, w);
+  dmu = ds = dw = 0;
+  for (int k = 0; k < N; k++) {
+    double d = (x[k] - mu) / s;
+    if (x[k] > 1.5) {
+      dmu += -2 * d / s;
+      ds += -2 * d * d / s;
+    } else {
+      dmu += w / s;
+      ds += w * d / s;
+      dw -= d;
+    }
+  }
+  check_close("masked d/dmu", g.a, dmu, 1e-12);
+  check_close("masked d/ds", g.b, ds, 1e-12);
+  check_close("masked d/dw", g.c, dw, 1e-12);
   return check_exit();
 }

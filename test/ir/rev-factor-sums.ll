@@ -52,15 +52,15 @@ define void @test(ptr %th, ptr %dth, ptr %x, i32 %n) {
 ; In the loop: the two sums of what varies, nothing multiplied by is or the
 ; seed, no other arithmetic.
 ; CHECK:       [[LOOP:rev[0-9]+]]:
-; CHECK-NEXT:    [[SA:%.*]] = phi double [ -0.000000e+00, %{{.*}} ], [ [[SANEXT:%.*]], %[[LOOP]] ]
-; CHECK-NEXT:    [[SB:%.*]] = phi double [ -0.000000e+00, %{{.*}} ], [ [[SBNEXT:%.*]], %[[LOOP]] ]
+; CHECK-NEXT:    [[S1:%.*]] = phi double [ -0.000000e+00, %{{.*}} ], [ [[S1NEXT:%.*]], %[[LOOP]] ]
+; CHECK-NEXT:    [[S2:%.*]] = phi double [ -0.000000e+00, %{{.*}} ], [ [[S2NEXT:%.*]], %[[LOOP]] ]
 ; CHECK-NEXT:    phi i64
 ; CHECK-NEXT:    getelementptr
 ; CHECK-NEXT:    [[X:%.*]] = load double, ptr
 ; CHECK-NEXT:    [[T:%.*]] = fsub double [[X]], [[MU:%.*]]
 ; CHECK-NEXT:    [[TT:%.*]] = fmul double [[T]], [[T]]
-; CHECK-NEXT:    [[SANEXT]] = fadd double [[SA]], [[TT]]
-; CHECK-NEXT:    [[SBNEXT]] = fadd double [[SB]], [[T]]
+; CHECK-NEXT:    [[S2NEXT]] = fadd double [[S2]], [[TT]]
+; CHECK-NEXT:    [[S1NEXT]] = fadd double [[S1]], [[T]]
 ; CHECK-NEXT:    icmp eq i64
 ; CHECK-NEXT:    add i64
 ; CHECK-NEXT:    br i1

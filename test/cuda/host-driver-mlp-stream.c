@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "cu_check.h"
+#include "mlp_data.h"
 
 #define CU_CHECK(call)                                                                         \
   do {                                                                                         \
@@ -106,18 +107,7 @@ int main(int argc, char **argv) {
   CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 
   static float W[HID * IN], bias[HID], v[HID], x[B * IN], t[B], dir[HID * IN];
-  for (int k = 0; k < HID * IN; k++) {
-    W[k] = 0.3f * sinf(0.7f * k + 0.1f);
-    dir[k] = cosf(0.3f * k);
-  }
-  for (int j = 0; j < HID; j++) {
-    bias[j] = 0.1f * cosf(1.3f * j);
-    v[j] = 0.5f * sinf(0.9f * j + 0.4f);
-  }
-  for (int k = 0; k < B * IN; k++)
-    x[k] = cosf(0.37f * k);
-  for (int b = 0; b < B; b++)
-    t[b] = 0.2f * sinf(0.11f * b);
+  mlp_data(W, bias, v, x, t, dir, B, IN, HID);
   CUdeviceptr dW = to_device_f(W, HID * IN), db = to_device_f(bias, HID), dv = to_device_f(v, HID);
   CUdeviceptr dx = to_device_f(x, B * IN), tW = to_device_f(dir, HID * IN);
   CUdeviceptr gW = device_zeros_f(HID * IN), gb = device_zeros_f(HID), gv = device_zeros_f(HID);

@@ -36,6 +36,8 @@
 #include <cstdlib>
 #include <vector>
 #include "cuda_check.h"
+#include "mlp_data.h"
+#include "mlp_kernels.cuh"
 
 #define CUDA_CHECK(call)                                                                   \
   do {                                                                                     \
@@ -68,28 +70,6 @@ private:
   size_t n_;
 };
 
-// h[b][j] = tanh(bias[j] + sum_i W[j][i] x[b][i])
-__global__ void dense_tanh(float *h, const float *x, const float *W, const float *bias, int batch,
-                           int in, int out) {
-  int idx = blockIdx.x * blockDim.x + threadIdx.x;
-  if (idx >= batch * out)
-    return;
-  int b = idx / out, j = idx % out;
-  float s = bias[j];
-  for (int i = 0; i < in; i++)
-    s += W[j * in + i] * x[b * in + i];
-  h[idx] = tanhf(s);
-}
-// y[b] = sum_j v[j] h[b][j]
-__global__ void dense_out(float *y, const float *h, const float *v, int batch, int hid) {
-  int b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= batch)
-    return;
-  float s = 0;
-  for (int j = 0; j < hid; j++)
-    s += v[j] * h[b * hid + j];
-  y[b] = s;
-}
 __global__ void sq_err(float *e, const float *y, const float *t, int batch) {
   int b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b < batch) {
@@ -136,18 +116,7 @@ float mlp_loss(const float *W, const float *bias, const float *v, const float *x
 int main() {
   require_device();
   std::vector<float> W(HID * IN), bias(HID), v(HID), x(B * IN), t(B), dir(HID * IN);
-  for (int k = 0; k < HID * IN; k++) {
-    W[k] = 0.3f * sinf(0.7f * k + 0.1f);
-    dir[k] = cosf(0.3f * k);
-  }
-  for (int j = 0; j < HID; j++) {
-    bias[j] = 0.1f * cosf(1.3f * j);
-    v[j] = 0.5f * sinf(0.9f * j + 0.4f);
-  }
-  for (int k = 0; k < B * IN; k++)
-    x[k] = cosf(0.37f * k);
-  for (int b = 0; b < B; b++)
-    t[b] = 0.2f * sinf(0.11f * b) + 0.3f;
+  mlp_data(W.data(), bias.data(), v.data(), x.data(), t.data(), dir.data(), B, IN, HID);
   DeviceBuffer<float> dW(W.size()), dbias(bias.size()), dv(v.size()), dx(x.size()), dt(t.size());
   DeviceBuffer<float> gW(W.size()), gbias(bias.size()), gv(v.size()), tW(W.size());
   dW.upload(W), dbias.upload(bias), dv.upload(v), dx.upload(x), dt.upload(t), tW.upload(dir);

@@ -897,9 +897,11 @@ void rule_inline_calls(LLVMValueRef fn, int levels);
  * closure in their bodies, so that simplification makes the captured locals
  * values again. Through the closure, activity would otherwise see a Const
  * local (a captured Const container) and a differentiated one (a captured
- * double) behind one object, and give the Const one a null shadow. */
+ * double) behind one object, and give the Const one a null shadow. Also
+ * the calls of cuda_runtime.h's C++ overloads of CUDA API functions, so
+ * that the API call they make sees the caller's arguments. */
 #define CLOSURE_INLINE_LEVELS 4
-void rule_inline_closure_calls(LLVMValueRef fn);
+void rule_inline_host_calls(LLVMValueRef fn);
 /* How deep device code is inlined before it is differentiated. */
 enum { DEVICE_INLINE_LEVELS = 4, DEVICE_REVERSE_UNROLL = 4 };
 const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */

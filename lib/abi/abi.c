@@ -219,36 +219,82 @@ static bool collect_actual(Request *r) {
   return true;
 }
 
-/* A structure passed by value after a marker arrives as its pieces, then
- * (dup, dupnoneed) its shadow's: each piece becomes an argument with the
- * marker, followed by the shadow's piece, so struct {CUdeviceptr out, in;}
- * passed enzyme_dup is two CUdeviceptrs with shadows. A piece narrower than
- * an address (an int beside them) has no shadow: it is Const. */
+/* The marker global for activity `act`. */
+static LLVMValueRef marker_for(Activity act) {
+  for (size_t i = 0; i < sizeof markers / sizeof *markers; i++)
+    if (markers[i].activity == act)
+      return abi_marker(markers[i].name);
+  kn_die("no marker for activity %d", (int)act);
+}
+
+static bool has_shadow(Activity act) {
+  return act == ACT_DUP || act == ACT_DUPNONEED;
+}
+
+/* The activity of one piece of a structure passed by value: after a marker
+ * with a shadow, a piece narrower than an address (an int beside the
+ * pointers) is Const; unmarked, each piece gets the default of its type, as
+ * a scalar of that type would. */
+static Activity piece_activity(int marker, LLVMTypeRef type, Mode mode) {
+  if (marker < 0)
+    return default_activity(type, mode);
+  bool number = LLVMGetTypeKind(type) == LLVMIntegerTypeKind && !kn_is_address_integer(type);
+  return has_shadow((Activity)marker) && number ? ACT_CONST : (Activity)marker;
+}
+
+/* A structure passed by value arrives as its pieces, then (where it has a
+ * shadow) its shadow's: clang passes a small structure as its eightbytes,
+ * one parameter each. Each piece becomes an argument with its own marker,
+ * followed by the shadow's piece where it has one, so struct {CUdeviceptr
+ * out, in;} passed enzyme_dup is two CUdeviceptrs with shadows, and an
+ * unmarked struct {double *p, *q;} passed as `s, ds` is two pointers with
+ * their shadows rather than p with q as its shadow. The walk follows the
+ * parameters, so that a value after a marker or a shadow is never taken for
+ * the start of a structure. */
 static bool regroup_pieces(Request *r) {
   LLVMValueRef out[sizeof r->actual / sizeof *r->actual];
-  unsigned n = 0, room = sizeof out / sizeof *out;
-  for (unsigned k = 0; k < r->nactual;) {
+  unsigned n = 0, room = sizeof out / sizeof *out, nparams = LLVMCountParams(r->fn);
+  unsigned sret_kind = LLVMGetEnumAttributeKindForName("sret", 4);
+  unsigned param = nparams && LLVMGetEnumAttributeAtIndex(r->fn, 1, sret_kind) ? 1 : 0;
+  unsigned k = 0;
+  for (; k < r->nactual && param < nparams;) {
     int marker = marker_of(r->actual[k]);
-    LLVMValueRef *values = r->actual + k + 1;
-    unsigned rest = r->nactual - k - 1, pieces = marker >= 0 ? abi_pieces(values, rest) : 1;
-    bool shadowed = marker == ACT_DUP || marker == ACT_DUPNONEED;
-    if (pieces < 2 || (shadowed && (2 * pieces > rest || !abi_same_pieces(values, values + pieces, pieces)))) {
-      if (n == room)
-        return request_error(r, "too many arguments");
-      out[n++] = r->actual[k++];
+    unsigned at = k + (marker >= 0), rest = r->nactual - at;
+    LLVMValueRef *values = r->actual + at;
+    unsigned pieces = abi_pieces(values, rest);
+    bool shadowed = marker >= 0 ? has_shadow((Activity)marker) : false;
+    for (unsigned j = 0; marker < 0 && j < pieces && j < rest; j++)
+      shadowed |= has_shadow(default_activity(LLVMTypeOf(values[j]), r->mode));
+    bool grouped = pieces >= 2 && param + pieces <= nparams &&
+                   (!shadowed || (2 * pieces <= rest && abi_same_pieces(values, values + pieces, pieces)));
+    if (!grouped) {
+      Activity act = marker >= 0 ? (Activity)marker
+                                 : default_activity(LLVMTypeOf(LLVMGetParam(r->fn, param)), r->mode);
+      unsigned take = (at - k) + (has_shadow(act) ? 2 : 1);
+      for (unsigned j = 0; j < take && k < r->nactual; j++) {
+        if (n == room)
+          return request_error(r, "too many arguments");
+        out[n++] = r->actual[k++];
+      }
+      param++;
       continue;
     }
     for (unsigned j = 0; j < pieces; j++) {
-      LLVMTypeRef type = LLVMTypeOf(values[j]);
-      bool number = LLVMGetTypeKind(type) == LLVMIntegerTypeKind && !kn_is_address_integer(type);
+      Activity act = piece_activity(marker, LLVMTypeOf(values[j]), r->mode);
       if (n + 3 > room)
         return request_error(r, "too many arguments");
-      out[n++] = shadowed && number ? abi_marker("enzyme_const") : r->actual[k];
+      out[n++] = marker_for(act);
       out[n++] = values[j];
-      if (shadowed && !number)
+      if (has_shadow(act))
         out[n++] = values[pieces + j];
     }
-    k += 1 + pieces * (shadowed ? 2 : 1);
+    k = at + pieces * (shadowed ? 2 : 1);
+    param += pieces;
+  }
+  for (; k < r->nactual; k++) { /* split mode's seed and tape, or too many: read_arguments says */
+    if (n == room)
+      return request_error(r, "too many arguments");
+    out[n++] = r->actual[k];
   }
   memcpy(r->actual, out, n * sizeof *out);
   r->nactual = n;

@@ -149,7 +149,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   if (kn_module.gpu)
     rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
   else
-    rule_inline_closure_calls(copy);
+    rule_inline_host_calls(copy);
   half_math_wrap_calls(copy);
   rule_inline_void_models(copy);
   if (!asm_lower_known(copy, sig->fn)) {

@@ -128,9 +128,34 @@ void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n) {
   defers = false;
 }
 
+/* Whether what is stored through `address` (a local variable, or a place
+ * in one) carries no derivative: every use loads, stores a value without
+ * one, computes an address that is so used, or is a call that writes
+ * nothing there (the copies to symbols themselves, lifetime markers). A
+ * local array of coefficients set from constants is such memory, though
+ * its address has a shadow as every local holding floats has. */
+static bool local_without_derivatives(ValueSet *varied, LLVMValueRef address, int depth) {
+  if (depth > 8)
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(address); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    const Rule *rule = kn_is_call_site(user) ? rule_for_call(user) : NULL;
+    bool fine = LLVMIsALoadInst(user) ||
+                (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == address &&
+                 !vset_has(varied, LLVMGetOperand(user, 0))) ||
+                (rule && (rule->kind == RULE_INACTIVE || (rule->cuda && rule->cuda->to_symbol)));
+    bool derived = LLVMIsAGetElementPtrInst(user) || LLVMIsACastInst(user);
+    if (!fine && !(derived && local_without_derivatives(varied, user, depth + 1)))
+      return false;
+  }
+  return true;
+}
+
 bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,
                                   LLVMValueRef subject) {
-  if (!rule->cuda->to_symbol || !vset_has(varied, LLVMGetOperand(call, 1)))
+  LLVMValueRef src = LLVMGetOperand(call, 1), local = kn_underlying_object(src);
+  if (!rule->cuda->to_symbol || !vset_has(varied, src) ||
+      (LLVMIsAAllocaInst(local) && local_without_derivatives(varied, local, 0)))
     return false;
   kn_error(call, subject, "%s copies values that carry derivatives into a __device__ or "
                           "__constant__ variable, which has no shadow: pass them to the kernels "

@@ -266,8 +266,8 @@ static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule)
       cuda_shadow_free(f->b, rule, tangent_of(f, dst, call), stream, f->sig->fn);
     return true;
   case RULE_MEMCPY:
-    if (cuda_symbol_copy_unsupported(&f->varied, rule, call, f->sig->fn)) {
-      f->failed = true;
+    if (rule->cuda->to_symbol) { /* what it may copy carries no tangent */
+      f->failed |= cuda_symbol_copy_unsupported(&f->varied, rule, call, f->sig->fn);
       return true;
     }
     if (!is_varied(f, dst) || is_varied(f, LLVMGetOperand(call, 1)))

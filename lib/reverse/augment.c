@@ -313,8 +313,9 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     LLVMInstructionEraseFromParent(call);
     break;
   case RULE_MEMCPY:
-    r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn) ||
-                 cuda_symbol_copy_unsupported(&r->varied, rule, call, r->sig->fn);
+    r->failed |= rule->cuda->to_symbol
+                     ? cuda_symbol_copy_unsupported(&r->varied, rule, call, r->sig->fn)
+                     : unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
     cuda_before_write(before, dst, LLVMGetOperand(call, 2), stream, r->sig->fn);
     break;
   case RULE_MEMSET:

@@ -1,4 +1,4 @@
-/* The C++ standard library's streams, locales and strings: no derivative
+/* The C++ standard library's streams, locales, strings and exceptions: no derivative
  * flows through them, as none flows through printf. Their functions are
  * many (one per character type and overload) and mostly declared, not
  * defined, in a program (libstdc++ has them), so they are named here by the
@@ -30,6 +30,12 @@ static const char *const inactive_prefixes[] = {
     "_ZN9__gnu_cxx12__to_xstring",
     /* operator<< and operator>> on streams, std::endl, std::flush, std::ends */
     "_ZStlsI", "_ZStrsI", "_ZSt4endlI", "_ZSt5flushI", "_ZSt4endsI", "_ZSt16__ostream_insertI",
+    /* the standard exceptions an error check throws, with their messages:
+     * their constructors, destructors and what() */
+    "_ZNSt9exception", "_ZNKSt9exception", "_ZNSt13runtime_error", "_ZNKSt13runtime_error",
+    "_ZNSt11logic_error", "_ZNKSt11logic_error", "_ZNSt16invalid_argument", "_ZNSt12out_of_range",
+    "_ZNSt12domain_error", "_ZNSt12length_error", "_ZNSt11range_error", "_ZNSt14overflow_error",
+    "_ZNSt15underflow_error",
     /* hashing of keys (std::unordered_map), the hash table's sizing */
     "_ZSt11_Hash_bytes", "_ZSt15_Fnv_hash_bytes", "_ZNKSt8__detail20_Prime_rehash_policy",
 };

@@ -244,8 +244,27 @@ static bool takes_closure(LLVMValueRef call) {
   return false;
 }
 
-void rule_inline_closure_calls(LLVMValueRef fn) {
-  for (int level = 0; level < CLOSURE_INLINE_LEVELS && mark_calls(fn, takes_closure); level++)
+/* cuda_runtime.h's C++ overloads of the CUDA API (cudaMalloc<T>,
+ * cudaMemcpyToSymbol<T>, ...) are static inline functions named like the
+ * call they make (mangled _ZL<length>cuda...). Inlined, that call sees the
+ * caller's arguments: a local array of constants copied to a symbol is seen
+ * to carry no derivative, where the overload's parameter could be anything. */
+static bool calls_cuda_header_overload(LLVMValueRef site) {
+  LLVMValueRef callee = kn_called_function(site);
+  const char *name = callee ? kn_function_name(callee) : "";
+  char *end;
+  if (strncmp(name, "_ZL", 3) || LLVMGetLinkage(callee) != LLVMInternalLinkage)
+    return false;
+  unsigned long length = strtoul(name + 3, &end, 10);
+  return length > 4 && !strncmp(end, "cuda", 4);
+}
+
+static bool inlined_on_host(LLVMValueRef site) {
+  return takes_closure(site) || calls_cuda_header_overload(site);
+}
+
+void rule_inline_host_calls(LLVMValueRef fn) {
+  for (int level = 0; level < CLOSURE_INLINE_LEVELS && mark_calls(fn, inlined_on_host); level++)
     simplify_inline_marked_calls();
 }
 

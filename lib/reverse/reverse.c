@@ -311,11 +311,12 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
         drop_unneeded_writes(primals[i]);
     rev_erase_replaced_launches(&r);
     rev_drop_final_stores(&r);
-    LLVMValueRef *invokes = NULL;
-    unwind_reattach(aug, r.unwinds, &invokes);
+    LLVMValueRef *invokes = NULL, *to_caller = NULL;
+    unwind_reattach(aug, r.unwinds, &invokes, &to_caller);
     if (release)
-      rev_release_on_unwind(&r, invokes, release);
+      rev_release_on_unwind(&r, invokes, to_caller, release);
     arrfree(invokes);
+    arrfree(to_caller);
   }
   arrfree(r.replaced_launches);
   arrfree(r.owned);

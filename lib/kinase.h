@@ -55,6 +55,14 @@ bool kn_env_set(const char *name); /* set, not empty, not "0" */
 const char *kn_value_name(LLVMValueRef value); /* never NULL */
 bool kn_is_float_type(LLVMTypeRef type);       /* scalar or vector of floats */
 bool kn_type_has_floats(LLVMTypeRef type);     /* anywhere inside aggregates too */
+/* The name of the type clang's TBAA gives an access ("double", "p1 float"),
+ * or NULL; and the type such a name stands for (integers as i64; NULL for
+ * names of no scalar Kinase tells apart). */
+const char *kn_tbaa_access_name(LLVMValueRef inst);
+LLVMTypeRef kn_tbaa_named_type(const char *name);
+/* The type a GEP's address points to, from its source type and constant
+ * field indices (NULL where a struct's index is not constant). */
+LLVMTypeRef kn_gep_field_type(LLVMValueRef gep);
 bool kn_type_has_pointers(LLVMTypeRef type);   /* likewise */
 bool kn_is_pointer_type(LLVMTypeRef type);
 /* An atomic fadd or fsub (atomicAdd on floats): an accumulation, which the
@@ -367,9 +375,11 @@ void floatbits_specialize_calls(LLVMValueRef fn);
 
 /* ---- copytypes.c: what copies move, noted before simplification ---- */
 
-/* Marks each memcpy of `fn` with the types the accesses to its memory show
- * (run after SROA, before instcombine turns typed addresses into bytes). */
-void copytypes_note(LLVMValueRef fn);
+/* Marks each memcpy of `fn`, a copy of `original`, with the types the
+ * accesses to its memory show (run after SROA, before instcombine turns
+ * typed addresses into bytes), or else, for memory `original`'s callers
+ * pass, the type they declare it with. */
+void copytypes_note(LLVMValueRef fn, LLVMValueRef original);
 /* A struct of the types noted for `call`, or NULL. */
 LLVMTypeRef copytypes_of(LLVMValueRef call);
 

@@ -193,7 +193,7 @@ void rev_find_integer_copies(Reverse *r) {
          inst = LLVMGetNextInstruction(inst)) {
       LLVMTypeRef type = LLVMTypeOf(inst);
       if (!LLVMIsALoadInst(inst) || LLVMGetTypeKind(type) != LLVMIntegerTypeKind ||
-          !is_varied(r, LLVMGetOperand(inst, 0)) || !only_moved(inst))
+          !is_varied(r, LLVMGetOperand(inst, 0)) || copy_of(r, inst) || !only_moved(inst))
         continue;
       unsigned bits = LLVMGetIntTypeWidth(type);
       MemoryTypes m = copied_types(r, inst);
@@ -204,7 +204,10 @@ void rev_find_integer_copies(Reverse *r) {
         vmap_put(&r->copied_as, inst, LLVMConstNull(m.floats));
         vset_add(&r->varied, inst);
       } else if (pointers && !floats) {
+        /* varied: local memory it is stored into (a C++ iterator copied,
+         * `__last = __next`) gets a shadow to hold the pointer's */
         vmap_put(&r->copied_as, inst, inst);
+        vset_add(&r->varied, inst);
       } else if ((floats && pointers) || (bits >= 32 && !m.floats && !m.pointers && !m.ints)) {
         fail(r, inst, "it copies %s bytes whose type Kinase cannot decide (floats, pointers or "
                       "integers); copy them as their own type",

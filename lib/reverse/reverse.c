@@ -278,8 +278,14 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
     activity_find_varied(&r.varied, r.blocks, false);
   while (globals_seed(&r.varied, &r.shadow, r.blocks));
   rev_find_memory_objects(&r);
-  rev_find_integer_copies(&r);
-  activity_find_varied(&r.varied, r.blocks, false);
+  /* A pointer copied through an integer into local memory makes that
+   * memory varied, whose integer copies are then decided in turn. */
+  size_t known;
+  do {
+    known = vset_size(&r.varied);
+    rev_find_integer_copies(&r);
+    activity_find_varied(&r.varied, r.blocks, false);
+  } while (vset_size(&r.varied) != known && !r.failed);
   find_addresses(&r);
   rev_find_useful(&r);
   rev_augment(&r);

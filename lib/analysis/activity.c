@@ -352,24 +352,39 @@ int activity_address_operand(ValueSet *varied, LLVMValueRef inst) {
 
 /* Whether calling `fn` may store memory it allocates through a pointer it
  * was given (a C++ constructor of a local std::vector): unknown external
- * functions may. `depth` bounds the search. */
-static bool may_allocate(LLVMValueRef fn, int depth) {
+ * functions may. A function that never returns hands nothing back: the
+ * throwing helpers (std::__throw_out_of_range) and clang's
+ * __clang_call_terminate, which std::map::at reaches with the key its caller
+ * made (a local std::string, which would otherwise get a shadow). Each
+ * function is looked into once (`seen`): the containers' calls nest deeper
+ * than a fixed bound would follow. */
+static bool allocates_within(LLVMValueRef fn, ValueSet *seen) {
   const Rule *rule = rule_for_function(fn);
   if (rule)
     return rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC || rule->kind == RULE_REALLOC ||
            rule->kind == RULE_POSIX_MEMALIGN;
+  unsigned noreturn = LLVMGetEnumAttributeKindForName("noreturn", 8);
+  if (LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noreturn))
+    return false;
   if (LLVMIsDeclaration(fn))
     return !LLVMGetIntrinsicID(fn);
-  if (depth > 6)
-    return true;
+  if (!vset_add(seen, fn))
+    return false; /* looked into already, or on the way there */
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
       if (kn_is_call_site(inst)) {
         LLVMValueRef callee = kn_called_function(inst);
-        if (!callee || may_allocate(callee, depth + 1))
+        if (!callee || allocates_within(callee, seen))
           return true;
       }
   return false;
+}
+
+static bool may_allocate(LLVMValueRef fn) {
+  ValueSet seen = {0};
+  bool allocates = allocates_within(fn, &seen);
+  vset_free(&seen);
+  return allocates;
 }
 
 /* A call of a function in the module with a null pointer argument, which
@@ -408,7 +423,7 @@ static bool local_memory_reached(ValueSet *varied, LLVMValueRef address, int dep
       return true;
     LLVMValueRef callee = kn_called_function(user);
     if (!callee || activity_any_operand(varied, user, 0, LLVMGetNumArgOperands(user)) ||
-        passes_null_pointer(user, callee) || may_allocate(callee, 0))
+        passes_null_pointer(user, callee) || may_allocate(callee))
       return true;
   }
   return false;

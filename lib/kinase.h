@@ -55,6 +55,14 @@ bool kn_env_set(const char *name); /* set, not empty, not "0" */
 const char *kn_value_name(LLVMValueRef value); /* never NULL */
 bool kn_is_float_type(LLVMTypeRef type);       /* scalar or vector of floats */
 bool kn_type_has_floats(LLVMTypeRef type);     /* anywhere inside aggregates too */
+/* The name of the type clang's TBAA gives an access ("double", "p1 float"),
+ * or NULL; and the type such a name stands for (integers as i64; NULL for
+ * names of no scalar Kinase tells apart). */
+const char *kn_tbaa_access_name(LLVMValueRef inst);
+LLVMTypeRef kn_tbaa_named_type(const char *name);
+/* The type a GEP's address points to, from its source type and constant
+ * field indices (NULL where a struct's index is not constant). */
+LLVMTypeRef kn_gep_field_type(LLVMValueRef gep);
 bool kn_type_has_pointers(LLVMTypeRef type);   /* likewise */
 bool kn_is_pointer_type(LLVMTypeRef type);
 /* An atomic fadd or fsub (atomicAdd on floats): an accumulation, which the
@@ -367,9 +375,11 @@ void floatbits_specialize_calls(LLVMValueRef fn);
 
 /* ---- copytypes.c: what copies move, noted before simplification ---- */
 
-/* Marks each memcpy of `fn` with the types the accesses to its memory show
- * (run after SROA, before instcombine turns typed addresses into bytes). */
-void copytypes_note(LLVMValueRef fn);
+/* Marks each memcpy of `fn`, a copy of `original`, with the types the
+ * accesses to its memory show (run after SROA, before instcombine turns
+ * typed addresses into bytes), or else, for memory `original`'s callers
+ * pass, the type they declare it with. */
+void copytypes_note(LLVMValueRef fn, LLVMValueRef original);
 /* A struct of the types noted for `call`, or NULL. */
 LLVMTypeRef copytypes_of(LLVMValueRef call);
 
@@ -403,6 +413,8 @@ void strip_debug_locations(LLVMValueRef fn);
 typedef struct {
   LLVMValueRef forward;             /* tangent function, or NULL */
   LLVMValueRef augmented, reverse;  /* custom reverse-mode pair, or NULL */
+  LLVMValueRef release_tape;        /* frees the augmented pass's tape when an exception
+                                       skips the reverse pass (Kinase's fourth element), or NULL */
   bool inactive;                    /* never differentiated */
   const char *like;                 /* differentiated as this library function */
   struct Rule *memory;              /* __enzyme_allocation_like: the allocator's or
@@ -474,26 +486,34 @@ void cfg_copy_incoming(LLVMBasicBlockRef succ, LLVMBasicBlockRef like, LLVMBasic
 struct UnwindEdge {
   LLVMValueRef call;        /* the call standing for it (NULL: none any more) */
   LLVMBasicBlockRef from;   /* the invoke's block */
-  LLVMBasicBlockRef unwind; /* its landing pad */
+  LLVMBasicBlockRef unwind; /* its landing pad; NULL: a call that throws into the caller */
 };
 
 /* Makes each invoke of `fn` a call and a branch to its normal destination,
  * appending one edge per invoke to the stb array *edges. False, with an
  * error on `subject`, when a catch block carries on into the normal path. */
 bool unwind_detach(LLVMValueRef fn, LLVMValueRef subject, UnwindEdge **edges);
+/* Whether some edge of the stb array `edges` has a landing pad. */
+bool unwind_has_landing_pads(const UnwindEdge *edges);
 /* A generator puts call `to` in the place of call `from`: `to` unwinds
  * where `from` would have. */
 void unwind_follow(LLVMValueRef from, LLVMValueRef to);
 /* Each call of `fn` that stands for an invoke becomes an invoke again,
  * unwinding to its edge's landing pad; appended to the stb array *invokes
- * when given. */
-void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes);
+ * when given. Calls that stand for a call throwing into the caller stay
+ * calls, appended to *to_caller when given. */
+void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes, LLVMValueRef **to_caller);
 /* Puts code where `invoke` unwinds, before its landing pad's code. */
 typedef void (*UnwindFill)(void *data, LLVMBuilderRef b, LLVMValueRef invoke);
 /* Each invoke of the stb array `invokes` gets a landing pad of its own
  * (the clauses of its old one), holding what `fill` builds, then going on
  * into what the old one did. */
 void unwind_separate_pads(LLVMValueRef *invokes, UnwindFill fill, void *data);
+/* Each call of the stb array `calls`, which throws into its function's
+ * caller, becomes an invoke of a cleanup landing pad of its own holding
+ * what `fill` builds, then resuming. Nothing where no function of the
+ * module has a personality to give it. */
+void unwind_pads_to_caller(LLVMValueRef *calls, UnwindFill fill, void *data);
 /* `call` becomes an invoke unwinding to `unwind`; what followed it in its
  * block is its normal destination. Returns the invoke. */
 LLVMValueRef unwind_through(LLVMValueRef call, LLVMBasicBlockRef unwind);
@@ -685,9 +705,10 @@ bool cuda_arena_countable(LLVMValueRef aug, bool *grows);
 
 /* Whether `fn` is a kernel's host stub (it launches itself). */
 bool cuda_is_launch_stub(LLVMValueRef fn);
-/* Fills the derivatives of stub sig->fn: `aug` and `deriv` (the reverse
- * sweep) in reverse mode, `deriv` in forward mode. */
-bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv);
+/* Fills the derivatives of stub sig->fn: `aug`, `deriv` (the reverse
+ * sweep) and `release` (which discards aug's record when an exception skips
+ * the reverse sweep) in reverse mode, `deriv` in forward mode. */
+bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv, LLVMValueRef release);
 
 /* ---- cuda/shared.c: extern __shared__ arrays in derivative kernels ---- */
 
@@ -736,6 +757,8 @@ LLVMValueRef cuda_launch_augment(LLVMBuilderRef b, LLVMValueRef call, LLVMValueR
 void cuda_launch_replaced(LLVMValueRef call);
 /* The reverse of that launch, from its record. */
 void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef shadows);
+/* In place of the reverse, when an exception skips it: frees the record. */
+void cuda_launch_discard(LLVMBuilderRef b, LLVMValueRef record);
 /* Forward mode: replaces `call` with a launch of the forward kernel;
  * `tangents` is the tangent of its kernelParams array (NULL: none). */
 void cuda_launch_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangents,
@@ -956,6 +979,8 @@ void cuda_defer_release(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, L
 /* After each request's reverse sweep (calls of reverse sweeps, or of split
  * mode's), releases what the forward sweeps deferred, if any did. */
 void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n);
+/* Releases now what the forward sweeps deferred (on unwinding). */
+void cuda_release_deferred(LLVMBuilderRef b);
 /* Reports and returns true for a copy into a __device__ variable of values
  * that carry derivatives (`varied`), which would be lost there. */
 bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,

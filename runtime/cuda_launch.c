@@ -143,6 +143,17 @@ static bool adjoint_wanted(const KinaseLaunch *l, void **adjoints, uint32_t i) {
          adjoints[i];
 }
 
+/* What record() and the forward sweep allocated for the reverse sweep: the
+ * scratch shadows, the snapshots, the record. */
+static void free_record(KinaseLaunch *l) {
+  for (uint32_t i = 0; i < l->kernel->nparams; i++)
+    if (l->scratch[i])
+      CHECK(l->where, cudaFreeAsync, l->scratch[i], l->stream);
+  kinase_rt_snapshots_free(l);
+  free(l->values);
+  free(l);
+}
+
 void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
   const KinaseKernel *k = l->kernel;
   const char *where = l->where;
@@ -208,13 +219,13 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
     free(sums);
     CHECK(where, cudaFreeAsync, accumulators, l->stream);
   }
-  for (uint32_t i = 0; i < n; i++)
-    if (l->scratch[i])
-      CHECK(where, cudaFreeAsync, l->scratch[i], l->stream);
-  kinase_rt_snapshots_free(l);
   free(slots);
-  free(l->values);
-  free(l);
+  free_record(l);
+}
+
+void __kinase_launch_discard(KinaseLaunch *l) {
+  kinase_rt_pending_remove(l);
+  free_record(l);
 }
 
 void __kinase_launch_tangent(const void *kernel, const uint32_t grid[3], const uint32_t block[3],

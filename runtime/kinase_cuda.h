@@ -147,6 +147,11 @@ KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3]
  * host float or double, the parameter's type). Frees `launch`. */
 void __kinase_launch_reverse(KinaseLaunch *launch, void **adjoints);
 
+/* In place of the reverse sweep when an exception unwinds through the
+ * forward sweep (docs/cpp.md): frees `launch` and what it holds (scratch
+ * shadows, snapshots) without launching anything. */
+void __kinase_launch_discard(KinaseLaunch *launch);
+
 /* Forward mode: launches the forward kernel in place of K. tangents[i]
  * points to the shadow of a pointer parameter ('d' or 'n': to a pointer, as
  * in __kinase_launch_augment), or to the tangent of a float parameter ('o');

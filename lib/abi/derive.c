@@ -151,8 +151,7 @@ LLVMValueRef derive_aug(const Signature *sig) { return job_for(sig)->aug; }
 
 LLVMValueRef derive_release(const Signature *sig) { return job_for(sig)->release; }
 
-/* A launch's record (cuda/launch.c) is the runtime's: its release frees
- * nothing (docs/cpp.md). */
+/* A pair that could not be generated allocated nothing to release. */
 static void release_nothing(LLVMValueRef release) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, release, "entry"));
@@ -222,7 +221,7 @@ static void generate(Job *job) {
     job->state = JOB_DONE;
     return;
   }
-  bool ok = cuda_is_launch_stub(job->sig.fn) ? cuda_generate_launch(&job->sig, job->aug, job->deriv)
+  bool ok = cuda_is_launch_stub(job->sig.fn) ? cuda_generate_launch(&job->sig, job->aug, job->deriv, job->release)
             : job->sig.mode == MODE_FORWARD ? forward_generate(&job->sig, job->deriv)
                                             : reverse_generate(&job->sig, job->aug, job->deriv, job->release);
   if (job->release && LLVMIsDeclaration(job->release))

@@ -86,6 +86,63 @@ static bool returns_fresh_memory(LLVMValueRef fn, int depth) {
   return any;
 }
 
+/* The function pointer `call` was made through: its callee, or for a
+ * direct call that analysis/devirt.c made, the pointer it compared with the
+ * call's function; NULL for a call written direct. */
+static LLVMValueRef called_through(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (!LLVMIsAFunction(callee))
+    return callee;
+  LLVMUseRef use = LLVMGetFirstUse(LLVMBasicBlockAsValue(LLVMGetInstructionParent(call)));
+  LLVMValueRef branch = use && !LLVMGetNextUse(use) ? LLVMGetUser(use) : NULL;
+  LLVMValueRef test = branch && LLVMIsABranchInst(branch) && LLVMIsConditional(branch)
+                          ? LLVMGetCondition(branch) : NULL;
+  return test && LLVMIsAICmpInst(test) && LLVMGetOperand(test, 1) == callee ? LLVMGetOperand(test, 0) : NULL;
+}
+
+/* Whether `fp` is a virtual function of the object at `p`: loaded from the
+ * vtable whose address is loaded from p. */
+static bool from_vtable_of(LLVMValueRef fp, LLVMValueRef p) {
+  if (!fp || !LLVMIsALoadInst(fp))
+    return false;
+  LLVMValueRef vtable = kn_strip_casts(LLVMGetOperand(fp, 0));
+  while (LLVMIsAGetElementPtrInst(vtable))
+    vtable = LLVMGetOperand(vtable, 0);
+  return LLVMIsALoadInst(vtable) && kn_underlying_object(LLVMGetOperand(vtable, 0)) == kn_underlying_object(p);
+}
+
+/* Whether the memory at `p` is used only by code no derivative flows
+ * through: calls of inactive functions (a library class's members, as
+ * `new std::filebuf` gets), its free, its virtual functions (which only
+ * such members can have set: the library's), loads and comparisons. Such
+ * memory never holds a derivative or a pointer with a shadow, so it needs
+ * no shadow, and a call of its virtual destructor carries none (the
+ * library's destructor is no function Kinase could differentiate). `depth`
+ * bounds the search. */
+static bool only_inactive_uses(LLVMValueRef p, int depth) {
+  if (depth > 8)
+    return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsALoadInst(user) || LLVMIsAICmpInst(user))
+      continue;
+    if (LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user)) {
+      if (!only_inactive_uses(user, depth + 1))
+        return false;
+      continue;
+    }
+    if (!kn_is_call_site(user) || LLVMGetCalledValue(user) == p)
+      return false;
+    if (from_vtable_of(called_through(user), p))
+      continue;
+    LLVMValueRef callee = kn_called_function(user);
+    const Rule *rule = callee ? rule_for_function(callee) : NULL;
+    if (!rule || (rule->kind != RULE_INACTIVE && rule->kind != RULE_FREE))
+      return false;
+  }
+  return true;
+}
+
 static bool call_is_varied(ValueSet *varied, LLVMValueRef call) {
   unsigned nargs = LLVMGetNumArgOperands(call);
   const Rule *rule = rule_for_call(call);
@@ -99,6 +156,7 @@ static bool call_is_varied(ValueSet *varied, LLVMValueRef call) {
       return activity_any_operand(varied, call, rule->arg, 1);
     case RULE_ALLOC:
     case RULE_CALLOC:
+      return !only_inactive_uses(call, 0);
     case RULE_REALLOC:
       return true;
     default:
@@ -294,24 +352,39 @@ int activity_address_operand(ValueSet *varied, LLVMValueRef inst) {
 
 /* Whether calling `fn` may store memory it allocates through a pointer it
  * was given (a C++ constructor of a local std::vector): unknown external
- * functions may. `depth` bounds the search. */
-static bool may_allocate(LLVMValueRef fn, int depth) {
+ * functions may. A function that never returns hands nothing back: the
+ * throwing helpers (std::__throw_out_of_range) and clang's
+ * __clang_call_terminate, which std::map::at reaches with the key its caller
+ * made (a local std::string, which would otherwise get a shadow). Each
+ * function is looked into once (`seen`): the containers' calls nest deeper
+ * than a fixed bound would follow. */
+static bool allocates_within(LLVMValueRef fn, ValueSet *seen) {
   const Rule *rule = rule_for_function(fn);
   if (rule)
     return rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC || rule->kind == RULE_REALLOC ||
            rule->kind == RULE_POSIX_MEMALIGN;
+  unsigned noreturn = LLVMGetEnumAttributeKindForName("noreturn", 8);
+  if (LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noreturn))
+    return false;
   if (LLVMIsDeclaration(fn))
     return !LLVMGetIntrinsicID(fn);
-  if (depth > 6)
-    return true;
+  if (!vset_add(seen, fn))
+    return false; /* looked into already, or on the way there */
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
       if (kn_is_call_site(inst)) {
         LLVMValueRef callee = kn_called_function(inst);
-        if (!callee || may_allocate(callee, depth + 1))
+        if (!callee || allocates_within(callee, seen))
           return true;
       }
   return false;
+}
+
+static bool may_allocate(LLVMValueRef fn) {
+  ValueSet seen = {0};
+  bool allocates = allocates_within(fn, &seen);
+  vset_free(&seen);
+  return allocates;
 }
 
 /* A call of a function in the module with a null pointer argument, which
@@ -350,7 +423,7 @@ static bool local_memory_reached(ValueSet *varied, LLVMValueRef address, int dep
       return true;
     LLVMValueRef callee = kn_called_function(user);
     if (!callee || activity_any_operand(varied, user, 0, LLVMGetNumArgOperands(user)) ||
-        passes_null_pointer(user, callee) || may_allocate(callee, 0))
+        passes_null_pointer(user, callee) || may_allocate(callee))
       return true;
   }
   return false;

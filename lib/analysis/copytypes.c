@@ -13,6 +13,7 @@
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
+#include <string.h>
 
 static unsigned mark_kind(void) {
   return LLVMGetMDKindIDInContext(kn_module.ctx, "kinase.copytypes", 16);
@@ -68,13 +69,107 @@ static LLVMTypeRef *types_of_copy(LLVMValueRef fn, LLVMValueRef call) {
   return types;
 }
 
-void copytypes_note(LLVMValueRef fn) {
+static LLVMTypeRef passed_type(LLVMValueRef fn, unsigned param, int depth);
+static LLVMTypeRef returned_type(LLVMValueRef fn, int depth);
+
+/* The type of the memory at the pointer `p` as its own function declares
+ * it: the field a typed GEP addresses, a local's or a global's type, or
+ * what the callers pass for a parameter (through clang's slot for it in
+ * unoptimised code), what a function returns, or what clang's pointer TBAA
+ * says a loaded pointer points to ("p1 float"). NULL if nothing says. */
+static LLVMTypeRef declared_type(LLVMValueRef p, int depth) {
+  if (depth > 4)
+    return NULL;
+  if (LLVMIsAGetElementPtrInst(p) && !is_byte(LLVMGetGEPSourceElementType(p)))
+    return kn_gep_field_type(p);
+  if (LLVMIsAAllocaInst(p))
+    return LLVMGetAllocatedType(p);
+  if (LLVMIsAGlobalVariable(p))
+    return LLVMGlobalGetValueType(p);
+  const char *pointer_tbaa = LLVMIsALoadInst(p) ? kn_tbaa_access_name(p) : NULL;
+  if (pointer_tbaa && !strncmp(pointer_tbaa, "p1 ", 3))
+    return kn_tbaa_named_type(pointer_tbaa + 3); /* a float * variable: floats */
+  if (kn_is_call_site(p) && kn_called_function(p) && !LLVMIsDeclaration(kn_called_function(p)))
+    return returned_type(kn_called_function(p), depth + 1);
+  if (LLVMIsAArgument(p)) {
+    LLVMValueRef fn = LLVMGetParamParent(p);
+    for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++)
+      if (LLVMGetParam(fn, i) == p)
+        return passed_type(fn, i, depth + 1);
+  }
+  if (LLVMIsALoadInst(p) && LLVMIsAAllocaInst(LLVMGetOperand(p, 0))) {
+    LLVMValueRef stored = NULL;
+    for (LLVMUseRef u = LLVMGetFirstUse(LLVMGetOperand(p, 0)); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == LLVMGetOperand(p, 0)) {
+        if (stored)
+          return NULL;
+        stored = LLVMGetOperand(user, 0);
+      }
+    }
+    return stored ? declared_type(stored, depth + 1) : NULL;
+  }
+  return NULL;
+}
+
+/* The type every return of `fn` declares what it returns with (Eigen's
+ * DefaultDevice::get<float *>(p) returns p). */
+static LLVMTypeRef returned_type(LLVMValueRef fn, int depth) {
+  LLVMTypeRef agreed = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
+    if (!ret || LLVMGetInstructionOpcode(ret) != LLVMRet)
+      continue;
+    LLVMTypeRef type = LLVMGetNumOperands(ret) ? declared_type(LLVMGetOperand(ret, 0), depth) : NULL;
+    if (!type || (agreed && type != agreed))
+      return NULL;
+    agreed = type;
+  }
+  return agreed;
+}
+
+/* The type every call of `fn` in the module passes as parameter `param`,
+ * when they all agree; NULL otherwise, or when nothing calls it. */
+static LLVMTypeRef passed_type(LLVMValueRef fn, unsigned param, int depth) {
+  LLVMTypeRef agreed = NULL;
+  for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef call = LLVMGetUser(u);
+    if (!kn_is_call_site(call) || LLVMGetCalledValue(call) != fn || param >= LLVMGetNumArgOperands(call))
+      return NULL;
+    LLVMTypeRef type = declared_type(LLVMGetOperand(call, param), depth);
+    if (!type || (agreed && type != agreed))
+      return NULL;
+    agreed = type;
+  }
+  return agreed;
+}
+
+/* A copy between parameters of a helper (`DSizes::operator=(const
+ * std::array<long, 4> &)`) whose own code never accesses the memory: what
+ * its callers pass says, `original` being the function `fn` copies. */
+static void add_callers_types(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef call, LLVMTypeRef **types) {
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef base = kn_underlying_object(LLVMGetOperand(call, k));
+    if (!LLVMIsAArgument(base))
+      continue;
+    for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++)
+      if (LLVMGetParam(fn, i) == base) {
+        LLVMTypeRef type = passed_type(original, i, 0);
+        if (type)
+          add_type(types, type);
+      }
+  }
+}
+
+void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
       if (!rule || rule->kind != RULE_MEMCPY || rule->cuda)
         continue;
       LLVMTypeRef *types = types_of_copy(fn, inst);
+      if (!arrlen(types))
+        add_callers_types(fn, original, inst, &types);
       if (arrlen(types)) {
         /* A struct of the types stands for them all: a poison value of it
          * is the mark's one operand. */

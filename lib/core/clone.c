@@ -161,7 +161,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     LLVMDeleteFunction(copy);
     return false;
   }
-  copytypes_note(copy);
+  copytypes_note(copy, sig->fn);
   simplify_control(copy);
   if (!unwind_detach(copy, sig->fn, unwinds)) {
     LLVMDeleteFunction(copy);

@@ -17,6 +17,12 @@
  * primal, running the primal's cleanups. A call a generator erased (a CUDA
  * launch replaced by the runtime's) takes its mark, and its edge, along.
  *
+ * A call of the normal path that may throw but was no invoke (nothing of
+ * the primal's to clean up there) throws straight into the caller; it is
+ * marked too, with an edge that has no landing pad, so that the augmented
+ * sweep can give it one of its own, which releases what the sweep
+ * allocated and resumes (unwind_pads_to_caller).
+ *
  * A catch block that goes on into the normal path cannot be left out so:
  * the code after it would be differentiated from a point the derivative
  * never reached. That is an error at the catch. */
@@ -137,6 +143,37 @@ static LLVMValueRef rejoining_branch(LLVMValueRef fn) {
   return found;
 }
 
+static bool has_nounwind(LLVMValueRef fn_or_call) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+  return LLVMIsAFunction(fn_or_call)
+             ? LLVMGetEnumAttributeAtIndex(fn_or_call, LLVMAttributeFunctionIndex, kind) != NULL
+             : LLVMGetCallSiteEnumAttribute(fn_or_call, LLVMAttributeFunctionIndex, kind) != NULL;
+}
+
+/* Whether a call may throw into its caller: neither it nor its callee is
+ * nounwind, and it is neither an intrinsic nor inline assembly. */
+static bool may_unwind(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (LLVMIsAInlineAsm(callee) || has_nounwind(call))
+    return false;
+  return !LLVMIsAFunction(callee) || (!LLVMGetIntrinsicID(callee) && !has_nounwind(callee));
+}
+
+/* Calls of the normal path that may throw straight into the caller get an
+ * edge with no landing pad: a generator may want to give them one. */
+static void mark_calls_to_caller(LLVMValueRef fn, UnwindEdge **edges) {
+  if (has_nounwind(fn))
+    return; /* a throw stops the program there */
+  LLVMBasicBlockRef *rpo = cfg_reverse_post_order(fn);
+  for (ptrdiff_t i = 0; i < arrlen(rpo); i++)
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(rpo[i]); inst; inst = LLVMGetNextInstruction(inst))
+      if (LLVMIsACallInst(inst) && marked_edge(inst) < 0 && may_unwind(inst)) {
+        mark(inst, (size_t)arrlen(*edges));
+        arrput(*edges, ((UnwindEdge){.from = rpo[i], .unwind = NULL}));
+      }
+  arrfree(rpo);
+}
+
 bool unwind_detach(LLVMValueRef fn, LLVMValueRef subject, UnwindEdge **edges) {
   LLVMValueRef *invokes = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -159,7 +196,16 @@ bool unwind_detach(LLVMValueRef fn, LLVMValueRef subject, UnwindEdge **edges) {
     kn_error(rejoin, subject,
              "it catches an exception and carries on (a catch block that does not rethrow); Kinase "
              "differentiates the normal path only, where cleanups that rethrow are fine");
+  else
+    mark_calls_to_caller(fn, edges);
   return !rejoin;
+}
+
+bool unwind_has_landing_pads(const UnwindEdge *edges) {
+  for (ptrdiff_t k = 0; k < arrlen(edges); k++)
+    if (edges[k].unwind)
+      return true;
+  return false;
 }
 
 void unwind_follow(LLVMValueRef from, LLVMValueRef to) {
@@ -182,7 +228,7 @@ static void add_predecessor(UnwindEdge *edge, LLVMBasicBlockRef now, bool *named
   }
 }
 
-void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes) {
+void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes, LLVMValueRef **to_caller) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
@@ -192,6 +238,11 @@ void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes)
   for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
     long long k = marked_edge(calls[i]);
     LLVMSetMetadata(calls[i], mark_kind(), NULL);
+    if (!edges[k].unwind) {
+      if (to_caller)
+        arrput(*to_caller, calls[i]);
+      continue;
+    }
     add_predecessor(&edges[k], LLVMGetInstructionParent(calls[i]), &named[k]);
     LLVMValueRef invoke = unwind_through(calls[i], edges[k].unwind);
     if (invokes)
@@ -199,7 +250,7 @@ void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes)
   }
   /* An edge whose call is gone leaves its landing pad one predecessor less. */
   for (ptrdiff_t k = 0; k < arrlen(edges); k++)
-    if (!named[k])
+    if (!named[k] && edges[k].unwind)
       cfg_retarget_phis(edges[k].unwind, edges[k].from, NULL);
   free(named);
   arrfree(calls);
@@ -275,4 +326,37 @@ void unwind_separate_pads(LLVMValueRef *invokes, UnwindFill fill, void *data) {
     separate_pad(pads[i], invokes, fill, data);
   vset_free(&seen);
   arrfree(pads);
+}
+
+/* fn's personality, or else one of the module's: a cleanup runs under any
+ * (NULL: no function of the module handles exceptions). */
+static LLVMValueRef personality_for(LLVMValueRef fn) {
+  if (LLVMHasPersonalityFn(fn))
+    return LLVMGetPersonalityFn(fn);
+  for (LLVMValueRef f = LLVMGetFirstFunction(kn_module.mod); f; f = LLVMGetNextFunction(f))
+    if (LLVMHasPersonalityFn(f))
+      return LLVMGetPersonalityFn(f);
+  return NULL;
+}
+
+void unwind_pads_to_caller(LLVMValueRef *calls, UnwindFill fill, void *data) {
+  LLVMContextRef c = kn_module.ctx;
+  LLVMTypeRef pad_type =
+      LLVMStructTypeInContext(c, (LLVMTypeRef[]){LLVMPointerTypeInContext(c, 0), LLVMInt32TypeInContext(c)}, 2, 0);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(calls[i]));
+    LLVMValueRef personality = personality_for(fn);
+    if (!personality)
+      break;
+    LLVMSetPersonalityFn(fn, personality);
+    LLVMBasicBlockRef pad = LLVMAppendBasicBlockInContext(c, fn, "lpad.caller");
+    LLVMValueRef invoke = unwind_through(calls[i], pad);
+    LLVMPositionBuilderAtEnd(b, pad);
+    LLVMValueRef lp = LLVMBuildLandingPad(b, pad_type, personality, 0, "");
+    LLVMSetCleanup(lp, 1);
+    fill(data, b, invoke);
+    LLVMBuildResume(b, lp);
+  }
+  LLVMDisposeBuilder(b);
 }

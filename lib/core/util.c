@@ -333,3 +333,47 @@ void kn_set_unroll_count(LLVMValueRef branch, unsigned count) {
   LLVMMetadataReplaceAllUsesWith(self, loop);
   LLVMSetMetadata(branch, LLVMGetMDKindIDInContext(c, "llvm.loop", 9), LLVMMetadataAsValue(c, loop));
 }
+
+const char *kn_tbaa_access_name(LLVMValueRef inst) {
+  LLVMValueRef tag = LLVMGetMetadata(inst, LLVMGetMDKindIDInContext(kn_module.ctx, "tbaa", 4));
+  if (!tag || LLVMGetMDNodeNumOperands(tag) < 2 || LLVMGetMDNodeNumOperands(tag) > 4)
+    return NULL;
+  LLVMValueRef ops[4];
+  LLVMGetMDNodeOperands(tag, ops);
+  LLVMValueRef access = ops[1];
+  if (!access || !LLVMIsAMDNode(access) || !LLVMGetMDNodeNumOperands(access) ||
+      LLVMGetMDNodeNumOperands(access) > 8)
+    return NULL;
+  LLVMValueRef names[8];
+  LLVMGetMDNodeOperands(access, names);
+  unsigned len;
+  return names[0] ? LLVMGetMDString(names[0], &len) : NULL;
+}
+
+LLVMTypeRef kn_tbaa_named_type(const char *name) {
+  LLVMContextRef c = kn_module.ctx;
+  if (!strcmp(name, "double"))
+    return LLVMDoubleTypeInContext(c);
+  if (!strcmp(name, "float"))
+    return LLVMFloatTypeInContext(c);
+  if (!strcmp(name, "any pointer") || !strncmp(name, "p1 ", 3) || !strncmp(name, "p2 ", 3))
+    return LLVMPointerTypeInContext(c, 0);
+  if (!strcmp(name, "int") || !strcmp(name, "long") || !strcmp(name, "long long") || !strcmp(name, "short"))
+    return LLVMInt64TypeInContext(c);
+  return NULL;
+}
+
+LLVMTypeRef kn_gep_field_type(LLVMValueRef gep) {
+  LLVMTypeRef type = LLVMGetGEPSourceElementType(gep);
+  for (int i = 2, n = LLVMGetNumOperands(gep); i < n && type; i++) {
+    LLVMValueRef index = LLVMGetOperand(gep, (unsigned)i);
+    LLVMTypeKind kind = LLVMGetTypeKind(type);
+    if (kind == LLVMStructTypeKind && LLVMIsAConstantInt(index))
+      type = LLVMStructGetTypeAtIndex(type, (unsigned)LLVMConstIntGetZExtValue(index));
+    else if (kind == LLVMArrayTypeKind || kind == LLVMVectorTypeKind)
+      type = LLVMGetElementType(type);
+    else
+      type = NULL;
+  }
+  return type;
+}

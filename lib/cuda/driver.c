@@ -206,6 +206,10 @@ void cuda_launch_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef sha
   kn_call_libc(b, "__kinase_driver_launch_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 2);
 }
 
+void cuda_launch_discard(LLVMBuilderRef b, LLVMValueRef record) {
+  kn_call_libc(b, "__kinase_launch_discard", LLVMVoidTypeInContext(kn_module.ctx), &record, 1);
+}
+
 void cuda_launch_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangents,
                          LLVMValueRef subject) {
   call_runtime(b, form_of(call)->tangent, LLVMVoidTypeInContext(kn_module.ctx), call, tangents,

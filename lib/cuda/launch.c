@@ -15,6 +15,10 @@
  *   rev: __kinase_launch_reverse(record, adjoints) launches the reverse
  *        kernel and returns the adjoints of active float arguments;
  *   fwd: __kinase_launch_tangent(...) launches the forward kernel instead.
+ *
+ * The pair's release function, called when an exception unwinds through the
+ * caller's augmented sweep after the launch, hands the record back with
+ * __kinase_launch_discard.
  */
 #include "kinase.h"
 
@@ -187,7 +191,23 @@ static void generate_tangent(const Signature *sig, LLVMValueRef fwd) {
   LLVMDisposeBuilder(b);
 }
 
-bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv) {
+/* The record is null when the caller's augmented sweep never got to the
+ * launch (its tape's fields start zeroed). */
+static void generate_release(LLVMValueRef release) {
+  LLVMBuilderRef b = builder_in(release);
+  LLVMBasicBlockRef discard = LLVMAppendBasicBlockInContext(kn_module.ctx, release, "discard");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(kn_module.ctx, release, "done");
+  LLVMValueRef record = LLVMGetParam(release, 0);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, record, ""), done, discard);
+  LLVMPositionBuilderAtEnd(b, discard);
+  cuda_launch_discard(b, record);
+  LLVMBuildBr(b, done);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+}
+
+bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv, LLVMValueRef release) {
   if (sig->mode == MODE_FORWARD) {
     generate_tangent(sig, deriv);
     return true;
@@ -199,6 +219,8 @@ bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef d
   }
   generate_augment(sig, aug);
   generate_reverse(sig, deriv);
+  if (release)
+    generate_release(release);
   derive_set_tape_type(sig, ptr_type());
   return true;
 }

@@ -122,7 +122,7 @@ void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n) {
       LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(LLVMGetNormalDest(sweep)));
     else
       LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(sweep));
-    kn_call_libc(b, "__kinase_release_deferred", LLVMVoidTypeInContext(kn_module.ctx), NULL, 0);
+    cuda_release_deferred(b);
   }
   LLVMDisposeBuilder(b);
   defers = false;
@@ -149,6 +149,10 @@ static bool local_without_derivatives(ValueSet *varied, LLVMValueRef address, in
       return false;
   }
   return true;
+}
+
+void cuda_release_deferred(LLVMBuilderRef b) {
+  kn_call_libc(b, "__kinase_release_deferred", LLVMVoidTypeInContext(kn_module.ctx), NULL, 0);
 }
 
 bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,

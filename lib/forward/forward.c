@@ -487,6 +487,8 @@ static void append_unwind_blocks(LLVMBasicBlockRef **blocks, UnwindEdge *unwinds
   for (ptrdiff_t i = 0; i < arrlen(*blocks); i++)
     vset_add(&seen, LLVMBasicBlockAsValue((*blocks)[i]));
   for (ptrdiff_t i = 0; i < arrlen(unwinds); i++) {
+    if (!unwinds[i].unwind)
+      continue;
     LLVMBasicBlockRef *more = cfg_reverse_post_order_from(unwinds[i].unwind, &seen);
     for (ptrdiff_t k = 0; k < arrlen(more); k++)
       arrput(*blocks, more[k]);
@@ -524,7 +526,7 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
     if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
       drop_unneeded_writes(primals[i]);
   if (!f.failed)
-    unwind_reattach(deriv, unwinds, NULL);
+    unwind_reattach(deriv, unwinds, NULL, NULL);
   arrfree(unwinds);
   arrfree(blocks);
   arrfree(f.phis);

@@ -356,7 +356,11 @@ static void reverse_custom_call(Reverse *r, AugCall *aug, LLVMValueRef a) {
     args[n++] = a ? a : LLVMConstNull(LLVMTypeOf(aug->result));
   if (aug->tape)
     args[n++] = rev_primal(r, aug->tape);
-  if (!registry_check_arity(fn, n, aug->call, r->sig->fn)) {
+  LLVMValueRef release_tape = aug->tape ? registry_of(aug->sig.fn)->release_tape : NULL;
+  if (release_tape)
+    rev_own(r, (Owned){.value = aug->tape, .how = RELEASE_CALL, .function = release_tape});
+  if (!registry_check_arity(fn, n, aug->call, r->sig->fn) ||
+      (release_tape && !registry_check_arity(release_tape, 1, aug->call, r->sig->fn))) {
     r->failed = true;
     return;
   }
@@ -464,14 +468,18 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   LLVMValueRef stream = rev_primal(r, cuda_stream_operand(rule, call));
   switch (rule->kind) {
   case RULE_LAUNCH: {
-    LLVMValueRef params = LLVMGetOperand(call, rule->arg);
-    cuda_launch_reverse(r->b, rev_primal(r, vmap_get(&r->shadow, call)),
+    LLVMValueRef params = LLVMGetOperand(call, rule->arg), record = vmap_get(&r->shadow, call);
+    cuda_launch_reverse(r->b, rev_primal(r, record),
                         is_varied(r, params) ? rev_primal(r, rev_shadow_of(r, params, call)) : NULL);
+    rev_own(r, (Owned){.value = record, .how = RELEASE_CUDA_LAUNCH});
     return;
   }
-  case RULE_POSIX_MEMALIGN:
-    cuda_shadow_free(r->b, rule, rev_primal(r, vmap_get(&r->shadow, call)), stream, r->sig->fn);
+  case RULE_POSIX_MEMALIGN: {
+    LLVMValueRef shadow = vmap_get(&r->shadow, call);
+    cuda_shadow_free(r->b, rule, rev_primal(r, shadow), stream, r->sig->fn);
+    rev_own(r, (Owned){.value = shadow, .how = RELEASE_CUDA_SHADOW, .rule = rule});
     return;
+  }
   case RULE_MEMSET:
   case RULE_MEMCPY: {
     if (!is_varied(r, dst))

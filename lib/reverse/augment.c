@@ -309,6 +309,7 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   switch (rule->kind) {
   case RULE_FREE:
     cuda_defer_release(before, rule, call, r->sig->fn);
+    r->defers_release = true;
     vset_remove(&r->varied, call);
     LLVMInstructionEraseFromParent(call);
     break;

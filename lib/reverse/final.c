@@ -17,7 +17,8 @@
  * - no instruction after it, on any path, reads memory other than the
  *   function's own stack and allocations, synchronises, or calls anything
  *   but math;
- * and the function neither unwinds nor writes outside memory otherwise. */
+ * and the function has no landing pads (its cleanups could read it) and
+ * writes no outside memory otherwise. */
 #include "reverse.h"
 #include <stb/stb_ds.h>
 
@@ -68,7 +69,7 @@ static bool observed_later(Reverse *r, LLVMValueRef store) {
 }
 
 bool rev_final_store(Reverse *r, LLVMValueRef inst) {
-  return r->sig->adjacent && !arrlen(r->unwinds) && LLVMIsAStoreInst(inst) && !LLVMGetVolatile(inst) &&
+  return r->sig->adjacent && !unwind_has_landing_pads(r->unwinds) && LLVMIsAStoreInst(inst) && !LLVMGetVolatile(inst) &&
          LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic &&
          runs_exactly_once(r, LLVMGetInstructionParent(inst)) && !observed_later(r, inst);
 }

@@ -121,34 +121,8 @@ static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef
 
 /* The type TBAA gives an access: a float type, ptr, an integer, or NULL. */
 static LLVMTypeRef tbaa_type(LLVMValueRef inst) {
-  LLVMValueRef tag = LLVMGetMetadata(inst, LLVMGetMDKindIDInContext(ctx(), "tbaa", 4));
-  if (!tag || LLVMGetMDNodeNumOperands(tag) < 2)
-    return NULL;
-  LLVMValueRef ops[4];
-  if (LLVMGetMDNodeNumOperands(tag) > 4)
-    return NULL;
-  LLVMGetMDNodeOperands(tag, ops);
-  LLVMValueRef access = ops[1];
-  if (!access || !LLVMIsAMDNode(access) || !LLVMGetMDNodeNumOperands(access))
-    return NULL;
-  LLVMValueRef names[8];
-  if (LLVMGetMDNodeNumOperands(access) > 8)
-    return NULL;
-  LLVMGetMDNodeOperands(access, names);
-  unsigned len;
-  const char *name = names[0] ? LLVMGetMDString(names[0], &len) : NULL;
-  if (!name)
-    return NULL;
-  if (!strcmp(name, "double"))
-    return LLVMDoubleTypeInContext(ctx());
-  if (!strcmp(name, "float"))
-    return LLVMFloatTypeInContext(ctx());
-  if (!strcmp(name, "any pointer") || !strncmp(name, "p1 ", 3) || !strncmp(name, "p2 ", 3))
-    return ptr();
-  if (!strcmp(name, "int") || !strcmp(name, "long") || !strcmp(name, "long long") ||
-      !strcmp(name, "short"))
-    return i64();
-  return NULL;
+  const char *name = kn_tbaa_access_name(inst);
+  return name ? kn_tbaa_named_type(name) : NULL;
 }
 
 /* Stores of the value, or reinterpretations of its bits as a float. */
@@ -171,17 +145,7 @@ static LLVMTypeRef addressed_type(LLVMValueRef at) {
   if (LLVMIsAAllocaInst(at)) {
     type = LLVMGetAllocatedType(at);
   } else if (LLVMIsAGetElementPtrInst(at)) {
-    type = LLVMGetGEPSourceElementType(at);
-    for (int i = 2, n = LLVMGetNumOperands(at); i < n && type; i++) {
-      LLVMTypeKind kind = LLVMGetTypeKind(type);
-      LLVMValueRef index = LLVMGetOperand(at, (unsigned)i);
-      if (kind == LLVMStructTypeKind && LLVMIsAConstantInt(index))
-        type = LLVMStructGetTypeAtIndex(type, (unsigned)LLVMConstIntGetZExtValue(index));
-      else if (kind == LLVMArrayTypeKind || kind == LLVMVectorTypeKind)
-        type = LLVMGetElementType(type);
-      else
-        type = NULL;
-    }
+    type = kn_gep_field_type(at);
   }
   while (type && (LLVMGetTypeKind(type) == LLVMStructTypeKind || LLVMGetTypeKind(type) == LLVMArrayTypeKind)) {
     bool is_struct = LLVMGetTypeKind(type) == LLVMStructTypeKind;
@@ -229,7 +193,7 @@ void rev_find_integer_copies(Reverse *r) {
          inst = LLVMGetNextInstruction(inst)) {
       LLVMTypeRef type = LLVMTypeOf(inst);
       if (!LLVMIsALoadInst(inst) || LLVMGetTypeKind(type) != LLVMIntegerTypeKind ||
-          !is_varied(r, LLVMGetOperand(inst, 0)) || !only_moved(inst))
+          !is_varied(r, LLVMGetOperand(inst, 0)) || copy_of(r, inst) || !only_moved(inst))
         continue;
       unsigned bits = LLVMGetIntTypeWidth(type);
       MemoryTypes m = copied_types(r, inst);
@@ -240,7 +204,10 @@ void rev_find_integer_copies(Reverse *r) {
         vmap_put(&r->copied_as, inst, LLVMConstNull(m.floats));
         vset_add(&r->varied, inst);
       } else if (pointers && !floats) {
+        /* varied: local memory it is stored into (a C++ iterator copied,
+         * `__last = __next`) gets a shadow to hold the pointer's */
         vmap_put(&r->copied_as, inst, inst);
+        vset_add(&r->varied, inst);
       } else if ((floats && pointers) || (bits >= 32 && !m.floats && !m.pointers && !m.ints)) {
         fail(r, inst, "it copies %s bytes whose type Kinase cannot decide (floats, pointers or "
                       "integers); copy them as their own type",

@@ -1,10 +1,14 @@
 /* Reverse mode: what an exception leaves behind. The augmented sweep
  * allocates memory that only the reverse sweep frees: shadows of
- * allocations and of locals, locals moved to the heap, the tape's record
- * vectors, the tape itself, the tapes of the callees' augmented sweeps.
+ * allocations and of locals (the CUDA runtime's shadows of cudaMalloc's
+ * too), locals moved to the heap, the tape's record vectors, the tape
+ * itself, the tapes of the callees' augmented sweeps (a kernel launch's
+ * record among them), a registered gradient's tape where the registration
+ * names a function to free it; and CUDA frees wait for the reverse sweep.
  * When an exception unwinds through the augmented sweep, the reverse sweep
  * never runs, so each invoke of the augmented sweep gets a landing pad of its
- * own that frees them before the primal's cleanups run:
+ * own that frees them before the primal's cleanups run, and each call that
+ * throws straight into the caller one that frees them and resumes:
  *
  *   - what the blocks that ran to their end allocated is on the tape (the
  *     reverse sweep reads it from there to free it): the pair's release
@@ -23,22 +27,35 @@
 
 #include <stb/stb_ds.h>
 
+void rev_own(Reverse *r, Owned owned) { arrput(r->owned, owned); }
+
 void rev_free(Reverse *r, LLVMValueRef v) {
   kn_call_free(r->b, rev_primal(r, v));
-  arrput(r->owned, ((Owned){v, NULL}));
+  rev_own(r, (Owned){.value = v, .how = RELEASE_FREE});
 }
 
 void rev_own_tape(Reverse *r, LLVMValueRef tape, const Signature *callee) {
   LLVMValueRef release = derive_release(callee);
   if (release)
-    arrput(r->owned, ((Owned){tape, release}));
+    rev_own(r, (Owned){.value = tape, .how = RELEASE_CALL, .function = release});
 }
 
-static void release_value(LLVMBuilderRef b, const Owned *owned, LLVMValueRef v) {
-  if (owned->release)
-    LLVMBuildCall2(b, LLVMGlobalGetValueType(owned->release), owned->release, &v, 1, "");
-  else
+static void release_value(Reverse *r, LLVMBuilderRef b, const Owned *owned, LLVMValueRef v) {
+  switch (owned->how) {
+  case RELEASE_FREE:
     kn_call_free(b, v);
+    return;
+  case RELEASE_CALL:
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(owned->function), owned->function, &v, 1, "");
+    return;
+  case RELEASE_CUDA_SHADOW:
+    /* freeing is synchronous: no stream to order it on */
+    cuda_shadow_free(b, owned->rule, v, LLVMConstNull(ptr()), r->sig->fn);
+    return;
+  case RELEASE_CUDA_LAUNCH:
+    cuda_launch_discard(b, v);
+    return;
+  }
 }
 
 /* v as one execution of its block had it, rebuilt from that execution's
@@ -73,7 +90,7 @@ static void release_record(Reverse *r, LLVMBuilderRef b, BlockRecord *record, LL
     if (LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) == record->block) {
       LLVMValueRef recorded = from_record(b, record, at, v, 0);
       if (recorded)
-        release_value(b, &r->owned[i], recorded);
+        release_value(r, b, &r->owned[i], recorded);
     }
   }
 }
@@ -155,7 +172,7 @@ typedef struct {
 } Unwinding;
 
 /* At an invoke's own landing pad: the tape, then what the invoke's block
- * allocated before it. */
+ * allocated before it, then the CUDA frees the sweep deferred. */
 static void release_at_pad(void *data, LLVMBuilderRef b, LLVMValueRef invoke) {
   Unwinding *u = data;
   Reverse *r = u->r;
@@ -166,16 +183,20 @@ static void release_at_pad(void *data, LLVMBuilderRef b, LLVMValueRef invoke) {
     for (LLVMValueRef inst = from; inst; inst = LLVMGetPreviousInstruction(inst)) {
       const Owned *owned = owned_entry(r, inst);
       if (owned)
-        release_value(b, owned, inst);
+        release_value(r, b, owned, inst);
     }
     bb = previous_piece(bb);
     from = bb ? LLVMGetBasicBlockTerminator(bb) : NULL; /* its result dominates the invoke */
   }
+  /* last: the launches discarded above no longer read what the frees kept */
+  if (r->defers_release)
+    cuda_release_deferred(b);
 }
 
-void rev_release_on_unwind(Reverse *r, LLVMValueRef *invokes, LLVMValueRef release) {
-  if (LLVMIsNull(r->aug_tape) && !arrlen(r->owned))
+void rev_release_on_unwind(Reverse *r, LLVMValueRef *invokes, LLVMValueRef *to_caller, LLVMValueRef release) {
+  if (LLVMIsNull(r->aug_tape) && !arrlen(r->owned) && !r->defers_release)
     return; /* nothing to release */
   Unwinding u = {r, release};
   unwind_separate_pads(invokes, release_at_pad, &u);
+  unwind_pads_to_caller(to_caller, release_at_pad, &u);
 }

@@ -278,8 +278,14 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
     activity_find_varied(&r.varied, r.blocks, false);
   while (globals_seed(&r.varied, &r.shadow, r.blocks));
   rev_find_memory_objects(&r);
-  rev_find_integer_copies(&r);
-  activity_find_varied(&r.varied, r.blocks, false);
+  /* A pointer copied through an integer into local memory makes that
+   * memory varied, whose integer copies are then decided in turn. */
+  size_t known;
+  do {
+    known = vset_size(&r.varied);
+    rev_find_integer_copies(&r);
+    activity_find_varied(&r.varied, r.blocks, false);
+  } while (vset_size(&r.varied) != known && !r.failed);
   find_addresses(&r);
   rev_find_useful(&r);
   rev_augment(&r);
@@ -311,11 +317,12 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
         drop_unneeded_writes(primals[i]);
     rev_erase_replaced_launches(&r);
     rev_drop_final_stores(&r);
-    LLVMValueRef *invokes = NULL;
-    unwind_reattach(aug, r.unwinds, &invokes);
+    LLVMValueRef *invokes = NULL, *to_caller = NULL;
+    unwind_reattach(aug, r.unwinds, &invokes, &to_caller);
     if (release)
-      rev_release_on_unwind(&r, invokes, release);
+      rev_release_on_unwind(&r, invokes, to_caller, release);
     arrfree(invokes);
+    arrfree(to_caller);
   }
   arrfree(r.replaced_launches);
   arrfree(r.owned);

@@ -33,10 +33,20 @@ typedef struct {
   LLVMValueRef shadow, value, load; /* rev: where, what; aug: the load it reverses */
 } HeldAdd;
 
-/* Memory the augmented sweep allocates and the reverse sweep frees. */
+/* How what aug owns is released when rev never runs (release.c). */
+typedef enum {
+  RELEASE_FREE,        /* libc's free */
+  RELEASE_CALL,        /* `function`(value): a callee pair's release, a user's tape release */
+  RELEASE_CUDA_SHADOW, /* the runtime's shadow free, allocated as `rule`'s call allocates */
+  RELEASE_CUDA_LAUNCH, /* a launch's record, discarded by the runtime */
+} ReleaseHow;
+
+/* What the augmented sweep allocates and the reverse sweep frees. */
 typedef struct {
-  LLVMValueRef value;   /* aug */
-  LLVMValueRef release; /* a callee pair's release function for its tape; NULL: free */
+  LLVMValueRef value; /* aug */
+  ReleaseHow how;
+  LLVMValueRef function;   /* RELEASE_CALL */
+  const struct Rule *rule; /* RELEASE_CUDA_SHADOW */
 } Owned;
 
 /* The record of one primal block. */
@@ -108,6 +118,7 @@ typedef struct {
   UnwindEdge *unwinds;     /* aug: the primal's invokes, calls while generating */
   LLVMValueRef *replaced_launches; /* aug: launch calls the runtime makes instead */
   Owned *owned;            /* what rev frees, released when aug unwinds instead (release.c) */
+  bool defers_release;     /* aug: a CUDA free waits for the reverse sweep (cuda_defer_release) */
   bool failed;
 } Reverse;
 
@@ -204,10 +215,13 @@ LLVMValueRef rev_kept_bytes(LLVMBuilderRef b, LLVMValueRef shadow, LLVMValueRef 
 void rev_free(Reverse *r, LLVMValueRef v);
 /* aug's `tape` of a call of `callee`'s pair, handed to its reverse sweep. */
 void rev_own_tape(Reverse *r, LLVMValueRef tape, const Signature *callee);
+/* aug's `v`, which rev hands on or frees (Owned.how says how else). */
+void rev_own(Reverse *r, Owned owned);
 /* The body of the pair's release function. */
 void rev_build_release(Reverse *r, LLVMTypeRef tape, LLVMValueRef release);
-/* Each invoke of aug (an stb array) releases on its way out. */
-void rev_release_on_unwind(Reverse *r, LLVMValueRef *invokes, LLVMValueRef release);
+/* Each invoke of aug (an stb array) releases on its way out, and so does
+ * each call that throws into aug's caller (to_caller). */
+void rev_release_on_unwind(Reverse *r, LLVMValueRef *invokes, LLVMValueRef *to_caller, LLVMValueRef release);
 
 /* primal.c */
 void rev_count_loops(Reverse *r);

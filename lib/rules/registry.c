@@ -1,5 +1,7 @@
 /* Enzyme's registration globals, read once per module:
  *   void *__enzyme_register_gradient_f[3] = {f, augmented_f, reverse_f};
+ *     (Kinase also takes a fourth, free_tape_f(tape), called in place of
+ *     reverse_f when an exception unwinds past the augmented pass)
  *   void *__enzyme_register_derivative_f[2] = {f, tangent_f};
  *   void *__enzyme_inactivefn[] = {f, ...};
  *   void *__enzyme_function_like[2] = {f, "log1p"};
@@ -170,12 +172,15 @@ static void read_global(LLVMValueRef global) {
     return;
   unsigned n = element_count(init);
   if (strstr(name, "__enzyme_register_gradient")) {
-    if (n != 3 || !all_functions(init, 3))
+    if ((n != 3 && n != 4) || !all_functions(init, n))
       return bad_registration(global, "must hold three functions: the function, its augmented "
-                                      "forward pass and its reverse pass");
+                                      "forward pass and its reverse pass (and, for Kinase, a "
+                                      "fourth that frees the tape when an exception skips the "
+                                      "reverse pass)");
     Registration *r = entry_for(element(init, 0));
     r->augmented = element(init, 1);
     r->reverse = element(init, 2);
+    r->release_tape = n == 4 ? element(init, 3) : NULL;
   } else if (strstr(name, "__enzyme_register_derivative")) {
     if (n != 2 || !all_functions(init, 2))
       return bad_registration(global, "must hold two functions: the function and its forward "

@@ -2,7 +2,8 @@
 // a call that may throw after it), differentiated in reverse mode: the
 // runtime's launch takes the place of the user's invoke, whose landing pad
 // (the destructors) stays for the calls that can still throw; the erased
-// call leaves nothing behind (the verifier runs on the result).
+// call leaves nothing behind (the verifier runs on the result), and a throw
+// after it discards the launch's record.
 //
 // REQUIRES: cuda
 // RUN: %kinase-cc -O0 --cuda-host-only -I%cuda-root/include -S -emit-llvm %s -o %t.O0.ll
@@ -20,7 +21,11 @@
 // CHECK: call void @_ZN5GuardD2Ev(
 // CHECK: resume
 // CHECK-NOT: @cuLaunchKernel(
-// CHECK: ret
+//
+// The landing pad's release of the tape discards the launch's record, which
+// the reverse sweep would have consumed.
+// CHECK-LABEL: define internal void @__kinase_free__Z5applyPfPKffi(
+// CHECK: call void @__kinase_launch_discard(
 
 #include <cuda.h>
 #include <kinase.h>

@@ -1,0 +1,37 @@
+// A generic swap through void pointers and memcpy (qsort-style code),
+// called from the function being differentiated: the callee's own code says
+// nothing of what the bytes are, its caller passes a `double *`, whose load
+// clang's TBAA marks "p1 double" from -O1 on: the copies move doubles'
+// adjoints (analysis/copytypes.c). At -O0 it is an error
+// (test/errors/copy-bytes-generic.c).
+//
+//   f(x) = x[2] x[1]^2 after swapping x[0] and x[2]:
+//   df/dx = (0, 2 x[2] x[1], x[1]^2)
+// RUN: %kinase-cc -O2 %testinc %s -o %t.kinase-cc && %t.kinase-cc
+// RUN: %kinase-cc -O1 %testinc %s -o %t.O1 && %t.O1
+// RUN: %clang-plugin -O2 %testinc %s -o %t.plugin -lm && %t.plugin
+#include <kinase.h>
+#include <string.h>
+
+#include "check.h"
+
+__attribute__((noinline)) static void swap(void *base, size_t i, size_t j, size_t size) {
+  char tmp[64];
+  memcpy(tmp, (char *)base + i * size, size);
+  memcpy((char *)base + i * size, (char *)base + j * size, size);
+  memcpy((char *)base + j * size, tmp, size);
+}
+
+static double f(double *x) {
+  swap(x, 0, 2, sizeof *x);
+  return x[0] * x[1] * x[1];
+}
+
+int main(void) {
+  double x[3] = {2, 3, 5}, dx[3] = {0};
+  __enzyme_autodiff((void *)f, enzyme_dup, x, dx);
+  check_close("d/dx[0]", dx[0], 0, 0);
+  check_close("d/dx[1]", dx[1], 2 * 5 * 3, 1e-15);
+  check_close("d/dx[2]", dx[2], 3 * 3, 1e-15);
+  return check_exit();
+}

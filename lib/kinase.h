@@ -825,6 +825,9 @@ bool cxxlib_is_inactive(const char *name);
 
 /* Builds the body of a model (RULE_MODEL) from its parameters. */
 typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMTypeRef result);
+/* models.c: a pair (a complex number's parts, modf's) as a value of `type`,
+ * the {re, im} struct or <2 x float> vector of the target's C ABI. */
+LLVMValueRef model_pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LLVMValueRef im);
 /* qsort.c: the sort standing for qsort in the copies differentiated, a
  * function of `type` (qsort's) built once per module. */
 LLVMValueRef qsort_model_function(LLVMTypeRef type);
@@ -900,6 +903,12 @@ LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call);
 /* Puts the body of each model without a result (sincos, which stores its
  * results) in place of its calls in `fn`, a copy about to be simplified. */
 void rule_inline_void_models(LLVMValueRef fn);
+/* In `fn`, a copy about to be simplified, makes each call of a model that
+ * takes an argument in memory (byval: long double complex) a call of a
+ * wrapper named MODEL_PARTS_PREFIX + the callee's name, which takes the
+ * fields as values and has the callee's rule. */
+#define MODEL_PARTS_PREFIX "kinase.parts."
+void rule_unpack_model_arguments(LLVMValueRef fn);
 
 /* Builders for derivative arithmetic, used by the rule tables and the
  * generators; they fold constants and skip zeros where it is exact. */

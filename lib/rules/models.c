@@ -1,12 +1,11 @@
-/* Model bodies for models.def. Each gets the model's parameters and returns
- * its result (NULL for a void model), built with `b` in one block. Complex
- * numbers arrive as (re, im) scalar pairs; the result is a {re, im} struct
- * or a <2 x float> vector, as the target's C ABI has it. */
+/* Model bodies for models.def, but complex.h's (rules/complex.c). Each gets
+ * the model's parameters and returns its result (NULL for a void model),
+ * built with `b` in one block. */
 #include "kinase.h"
 
 #define MODEL(name) LLVMValueRef name(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result)
 
-static LLVMValueRef pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LLVMValueRef im) {
+LLVMValueRef model_pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LLVMValueRef im) {
   LLVMValueRef v = LLVMGetPoison(type);
   if (LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
     LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
@@ -17,38 +16,15 @@ static LLVMValueRef pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LL
   return LLVMBuildInsertValue(b, v, im, 1, "");
 }
 
-/* (a + bi)(c + di) = (ac - bd) + (ad + bc)i */
-MODEL(model_complex_mul) {
-  LLVMValueRef re = math_fsub(b, math_fmul(b, p[0], p[2]), math_fmul(b, p[1], p[3]));
-  LLVMValueRef im = math_fadd(b, math_fmul(b, p[0], p[3]), math_fmul(b, p[1], p[2]));
-  return pack(b, result, re, im);
-}
-
-/* (a + bi)/(c + di) = ((ac + bd) + (bc - ad)i) / (c^2 + d^2) */
-MODEL(model_complex_div) {
-  LLVMValueRef norm = math_fadd(b, math_fmul(b, p[2], p[2]), math_fmul(b, p[3], p[3]));
-  LLVMValueRef re = math_fadd(b, math_fmul(b, p[0], p[2]), math_fmul(b, p[1], p[3]));
-  LLVMValueRef im = math_fsub(b, math_fmul(b, p[1], p[2]), math_fmul(b, p[0], p[3]));
-  return pack(b, result, math_fdiv(b, re, norm), math_fdiv(b, im, norm));
-}
-
-/* exp(a + bi) = e^a cos b + e^a sin b i */
-MODEL(model_complex_exp) {
-  LLVMValueRef scale = math_call(b, "exp", &p[0], 1);
-  LLVMValueRef re = math_fmul(b, scale, math_call(b, "cos", &p[1], 1));
-  LLVMValueRef im = math_fmul(b, scale, math_call(b, "sin", &p[1], 1));
-  return pack(b, result, re, im);
-}
-
 /* modf(x) = {x - trunc(x), trunc(x)} */
 MODEL(model_modf) {
   LLVMValueRef whole = math_call(b, "trunc", &p[0], 1);
-  return pack(b, result, math_fsub(b, p[0], whole), whole);
+  return model_pack(b, result, math_fsub(b, p[0], whole), whole);
 }
 
 /* llvm.sincos(x) = {sin x, cos x} */
 MODEL(model_sincos_pair) {
-  return pack(b, result, math_call(b, "sin", &p[0], 1), math_call(b, "cos", &p[0], 1));
+  return model_pack(b, result, math_call(b, "sin", &p[0], 1), math_call(b, "cos", &p[0], 1));
 }
 
 /* sincos(x, &s, &c): s = sin x, c = cos x, stored; no result. */

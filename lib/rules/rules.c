@@ -168,7 +168,7 @@ static void build_index(void) {
   for (size_t i = 0; i < NMODEL; i++) {
     Rule *rule = &rules[NMATH + NCALL + i];
     *rule = (Rule){.name = model_table[i].name, .kind = RULE_MODEL, .model = model_table[i].body};
-    add_name(rule, model_table[i].name);
+    add_expanded(rule, model_table[i].name);
   }
   for (size_t i = 0; i < NCUDA; i++) {
     Rule *rule = &rules[NMATH + NCALL + NMODEL + i];
@@ -273,8 +273,29 @@ const Rule *rule_for_function(LLVMValueRef fn) {
   unsigned id = LLVMGetIntrinsicID(fn);
   if (id)
     return hmget(by_intrinsic, id);
-  const Rule *rule = shget(by_name, kn_function_name(fn));
-  return rule || !cxxlib_is_inactive(kn_function_name(fn)) ? rule : &inactive;
+  const char *name = kn_function_name(fn);
+  if (!strncmp(name, MODEL_PARTS_PREFIX, strlen(MODEL_PARTS_PREFIX)))
+    name += strlen(MODEL_PARTS_PREFIX); /* rule_unpack_model_arguments' wrapper */
+  const Rule *rule = shget(by_name, name);
+  return rule || !cxxlib_is_inactive(name) ? rule : &inactive;
+}
+
+/* The model's parameters as the scalars its body takes: a complex number
+ * the C ABI passed as a <2 x float> vector (float complex on x86-64) as its
+ * two lanes. One passed in memory arrives in parts already
+ * (rule_unpack_model_arguments). */
+static void model_scalars(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef *scalars, unsigned max) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
+  unsigned n = 0;
+  for (LLVMValueRef param = LLVMGetFirstParam(fn); param; param = LLVMGetNextParam(param)) {
+    bool pair = LLVMGetTypeKind(LLVMTypeOf(param)) == LLVMVectorTypeKind;
+    if (n + (pair ? 2 : 1) > max)
+      kn_die("model %s has more than %u scalar parameters", kn_function_name(fn), max);
+    if (!pair)
+      scalars[n++] = param;
+    for (unsigned k = 0; pair && k < 2; k++)
+      scalars[n++] = LLVMBuildExtractElement(b, param, LLVMConstInt(i32, k, 0), "");
+  }
 }
 
 LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call) {
@@ -287,7 +308,7 @@ LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call) {
     LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
     LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "entry"));
     LLVMValueRef params[8];
-    LLVMGetParams(fn, params);
+    model_scalars(b, fn, params, 8);
     LLVMBuildRet(b, rule->model(b, params, LLVMGetReturnType(type)));
     LLVMDisposeBuilder(b);
   }
@@ -326,4 +347,98 @@ void rule_inline_void_models(LLVMValueRef fn) {
   arrfree(calls);
   if (to_inline)
     simplify_inline_marked_calls();
+}
+
+/* The type a call passes its argument i in memory (byval), or NULL. */
+static LLVMTypeRef byval_type(LLVMValueRef call, unsigned i) {
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  LLVMAttributeRef attr = LLVMGetCallSiteEnumAttribute(call, i + 1, byval);
+  return attr ? LLVMGetTypeAttributeValue(attr) : NULL;
+}
+
+/* kinase.parts.NAME: NAME taking each argument it takes in memory as the
+ * values of its fields instead, which it stores into memory of its own and
+ * passes on as `call` does. */
+static LLVMValueRef parts_wrapper(LLVMValueRef call) {
+  LLVMValueRef callee = kn_called_function(call);
+  char *name = kn_strdup_printf("%s%s", MODEL_PARTS_PREFIX, kn_function_name(callee));
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  unsigned nargs = LLVMGetNumArgOperands(call), nparams = 0;
+  if (!fn) {
+    LLVMTypeRef params[8];
+    for (unsigned i = 0; i < nargs; i++) {
+      LLVMTypeRef memory = byval_type(call, i);
+      for (unsigned k = 0, n = memory ? LLVMCountStructElementTypes(memory) : 1; k < n && nparams < 8; k++)
+        params[nparams++] = memory ? LLVMStructGetTypeAtIndex(memory, k) : LLVMTypeOf(LLVMGetOperand(call, i));
+    }
+    LLVMTypeRef type = LLVMFunctionType(LLVMTypeOf(call), params, nparams, 0);
+    fn = LLVMAddFunction(kn_module.mod, name, type);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "entry"));
+    LLVMValueRef args[8];
+    for (unsigned i = 0, p = 0; i < nargs; i++) {
+      LLVMTypeRef memory = byval_type(call, i);
+      if (!memory) {
+        args[i] = LLVMGetParam(fn, p++);
+        continue;
+      }
+      args[i] = LLVMBuildAlloca(b, memory, "");
+      LLVMSetAlignment(args[i], LLVMABIAlignmentOfType(kn_module.layout, memory));
+      for (unsigned k = 0; k < LLVMCountStructElementTypes(memory); k++)
+        LLVMBuildStore(b, LLVMGetParam(fn, p++), LLVMBuildStructGEP2(b, memory, args[i], k, ""));
+    }
+    LLVMValueRef forwarded = LLVMBuildCall2(b, LLVMGetCalledFunctionType(call), callee, args, nargs, "");
+    for (unsigned i = 0; i <= nargs; i++) {
+      unsigned index = i == nargs ? (unsigned)LLVMAttributeFunctionIndex : i + 1;
+      LLVMAttributeRef attrs[16];
+      unsigned count = LLVMGetCallSiteAttributeCount(call, index);
+      LLVMGetCallSiteAttributes(call, index, attrs);
+      for (unsigned a = 0; a < count && a < 16; a++)
+        LLVMAddCallSiteAttribute(forwarded, index, attrs[a]);
+    }
+    LLVMBuildRet(b, forwarded);
+    LLVMDisposeBuilder(b);
+  }
+  free(name);
+  return fn;
+}
+
+/* The reverse sweep runs a model on the arguments of the library call, so
+ * it cannot take them from memory, which is the augmented sweep's stack (a
+ * long double complex is passed byval on x86-64): in `fn`, a copy about to
+ * be simplified, each such call becomes a call of its parts_wrapper with the
+ * fields loaded as values, which simplification then takes from the stores
+ * that filled them. */
+void rule_unpack_model_arguments(LLVMValueRef fn) {
+  LLVMValueRef *calls = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
+      bool in_memory = false;
+      for (unsigned i = 0; rule && rule->kind == RULE_MODEL && i < LLVMGetNumArgOperands(inst); i++)
+        in_memory |= byval_type(inst, i) != NULL;
+      if (in_memory)
+        arrput(calls, inst);
+    }
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (ptrdiff_t c = 0; c < arrlen(calls); c++) {
+    LLVMValueRef call = calls[c], wrapper = parts_wrapper(call), args[8];
+    unsigned n = 0;
+    LLVMPositionBuilderBefore(b, call);
+    LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
+    for (unsigned i = 0; i < LLVMGetNumArgOperands(call); i++) {
+      LLVMTypeRef memory = byval_type(call, i);
+      LLVMValueRef arg = LLVMGetOperand(call, i);
+      for (unsigned k = 0, count = memory ? LLVMCountStructElementTypes(memory) : 1; k < count && n < 8; k++)
+        args[n++] = memory ? LLVMBuildLoad2(b, LLVMStructGetTypeAtIndex(memory, k),
+                                            LLVMBuildStructGEP2(b, memory, arg, k, ""), "")
+                           : arg;
+    }
+    LLVMValueRef unpacked = LLVMBuildCall2(b, LLVMGlobalGetValueType(wrapper), wrapper, args, n, "");
+    LLVMReplaceAllUsesWith(call, unpacked);
+    LLVMInstructionEraseFromParent(call);
+  }
+  LLVMDisposeBuilder(b);
+  arrfree(calls);
 }

@@ -831,6 +831,8 @@ LLVMValueRef model_pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LLV
 /* qsort.c: the sort standing for qsort in the copies differentiated, a
  * function of `type` (qsort's) built once per module. */
 LLVMValueRef qsort_model_function(LLVMTypeRef type);
+/* bsearch.c: the search standing for bsearch likewise. */
+LLVMValueRef bsearch_model_function(LLVMTypeRef type);
 
 /* A CUDA runtime call whose memory rule the Kinase runtime mirrors
  * (rules/cuda.def, cuda/memory.c). */
@@ -868,6 +870,9 @@ struct Rule {
   RuleKind kind;
   PartialFn partial; /* RULE_MATH */
   ModelFn model;     /* RULE_MODEL */
+  /* RULE_MODEL with a result: its body goes in place of its calls as void
+   * models' do (models.def's MODEL_IN_PLACE). */
+  bool in_place;
   /* RULE_MATH: how many leading arguments carry derivatives; memory rules:
    * the argument holding the size (allocations) or the pointer (free). */
   unsigned arg;
@@ -901,8 +906,9 @@ PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for other
 /* The model function standing for the callee of `call` (RULE_MODEL). */
 LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call);
 /* Puts the body of each model without a result (sincos, which stores its
- * results) in place of its calls in `fn`, a copy about to be simplified. */
-void rule_inline_void_models(LLVMValueRef fn);
+ * results) or marked in place (bsearch) in place of its calls in `fn`, a
+ * copy about to be simplified. */
+void rule_inline_models(LLVMValueRef fn);
 /* In `fn`, a copy about to be simplified, makes each call of a model that
  * takes an argument in memory (byval: long double complex) a call of a
  * wrapper named MODEL_PARTS_PREFIX + the callee's name, which takes the

@@ -151,7 +151,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   else
     rule_inline_closure_calls(copy);
   half_math_wrap_calls(copy);
-  rule_inline_void_models(copy);
+  rule_inline_models(copy);
   rule_unpack_model_arguments(copy);
   if (!asm_lower_known(copy, sig->fn)) {
     LLVMDeleteFunction(copy);

@@ -35,16 +35,22 @@ MODEL(model_sincos) {
   return NULL;
 }
 
-/* qsort(base, n, size, cmp): a call of the sort built in rules/qsort.c,
- * marked to be inlined where the model goes. */
-MODEL(model_qsort) {
-  (void)result;
-  LLVMTypeRef params[4];
-  for (unsigned i = 0; i < 4; i++)
+/* A call of a function built with loops, marked to be inlined where the
+ * model goes. */
+static LLVMValueRef call_in_place(LLVMBuilderRef b, LLVMValueRef *p, unsigned n, LLVMTypeRef result,
+                                  LLVMValueRef (*build)(LLVMTypeRef type)) {
+  LLVMTypeRef params[8];
+  for (unsigned i = 0; i < n; i++)
     params[i] = LLVMTypeOf(p[i]);
-  LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(kn_module.ctx), params, 4, 0);
-  LLVMValueRef call = LLVMBuildCall2(b, type, qsort_model_function(type), p, 4, "");
+  LLVMTypeRef type = LLVMFunctionType(result, params, n, 0);
+  LLVMValueRef call = LLVMBuildCall2(b, type, build(type), p, n, "");
   unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
   LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(kn_module.ctx, always, 0));
   return call;
 }
+
+/* qsort(base, n, size, cmp): the sort built in rules/qsort.c. */
+MODEL(model_qsort) { return call_in_place(b, p, 4, result, qsort_model_function); }
+
+/* bsearch(key, base, n, size, cmp): the search built in rules/bsearch.c. */
+MODEL(model_bsearch) { return call_in_place(b, p, 5, result, bsearch_model_function); }

@@ -1,7 +1,7 @@
 /* The model of qsort (models.def): a stable merge sort of a permutation,
  * calling the user's comparator, then the elements moved into place with
  * memcpy. Differentiated as the user's own code once inlined into the copy
- * being differentiated (rule_inline_void_models), the memcpys move the
+ * being differentiated (rule_inline_models), the memcpys move the
  * shadows, or the adjoints in reverse, along the permutation the primal
  * chose; the comparisons carry no derivative. The permutation keeps the
  * elements still while they are compared, so each moves once, as a whole:

@@ -85,15 +85,20 @@ static const struct {
 };
 
 #define MODEL(name, body) LLVMValueRef body(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result);
+#define MODEL_IN_PLACE MODEL
 #include "models.def"
+#undef MODEL_IN_PLACE
 #undef MODEL
 
 static const struct {
   const char *name;
   ModelFn body;
+  bool in_place;
 } model_table[] = {
-#define MODEL(name, body) {name, body},
+#define MODEL(name, body) {name, body, false},
+#define MODEL_IN_PLACE(name, body) {name, body, true},
 #include "models.def"
+#undef MODEL_IN_PLACE
 #undef MODEL
 };
 
@@ -167,7 +172,8 @@ static void build_index(void) {
   }
   for (size_t i = 0; i < NMODEL; i++) {
     Rule *rule = &rules[NMATH + NCALL + i];
-    *rule = (Rule){.name = model_table[i].name, .kind = RULE_MODEL, .model = model_table[i].body};
+    *rule = (Rule){.name = model_table[i].name, .kind = RULE_MODEL, .model = model_table[i].body,
+                   .in_place = model_table[i].in_place};
     add_expanded(rule, model_table[i].name);
   }
   for (size_t i = 0; i < NCUDA; i++) {
@@ -317,10 +323,12 @@ LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call) {
 }
 
 /* A call's derivative is a function of its arguments: it cannot see what a
- * model stores through them. So a model without a result (sincos) takes
- * the place of its calls in the copy being differentiated, before that is
- * simplified; its math calls and stores have rules of their own. */
-void rule_inline_void_models(LLVMValueRef fn) {
+ * model stores through them, nor give a pointer it returns a shadow. So a
+ * model without a result (sincos) or returning an address into its
+ * arguments (bsearch) takes the place of its calls in the copy being
+ * differentiated, before that is simplified; its math calls, stores and
+ * addresses have rules of their own. */
+void rule_inline_models(LLVMValueRef fn) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
@@ -328,7 +336,7 @@ void rule_inline_void_models(LLVMValueRef fn) {
       const Registration *custom = rule ? registry_of(kn_called_function(inst)) : NULL;
       bool own_rule = custom && (custom->forward || custom->augmented); /* the user's wins */
       if (rule && rule->kind == RULE_MODEL && !own_rule &&
-          LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMVoidTypeKind)
+          (rule->in_place || LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMVoidTypeKind))
         arrput(calls, inst);
     }
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
@@ -340,7 +348,10 @@ void rule_inline_void_models(LLVMValueRef fn) {
       args[k] = LLVMGetOperand(calls[i], k);
     LLVMPositionBuilderBefore(b, calls[i]);
     LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(calls[i]));
-    to_inline |= rule_for_call(calls[i])->model(b, args, LLVMTypeOf(calls[i])) != NULL;
+    LLVMValueRef in_place = rule_for_call(calls[i])->model(b, args, LLVMTypeOf(calls[i]));
+    if (in_place && LLVMGetTypeKind(LLVMTypeOf(calls[i])) != LLVMVoidTypeKind)
+      LLVMReplaceAllUsesWith(calls[i], in_place);
+    to_inline |= in_place != NULL;
     LLVMInstructionEraseFromParent(calls[i]);
   }
   LLVMDisposeBuilder(b);

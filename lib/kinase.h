@@ -319,6 +319,13 @@ LLVMTypeRef derive_tape_type(const Signature *sig);
 void derive_drain(void);
 void derive_reset(void);
 
+/* ---- variadic.c ---- */
+
+/* On x86-64, makes fn's calls of the module's variadic functions calls of
+ * fixed-arity copies, kinase.fixed.NAME, that take the variable arguments
+ * laid out in memory, as va_arg reads them. */
+void variadic_fix_calls(LLVMValueRef fn);
+
 /* ---- clone.c, simplify.c ---- */
 
 typedef struct UnwindEdge UnwindEdge; /* unwind.c */

@@ -150,6 +150,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
   else
     rule_inline_closure_calls(copy);
+  variadic_fix_calls(copy);
   half_math_wrap_calls(copy);
   rule_inline_models(copy);
   rule_unpack_model_arguments(copy);

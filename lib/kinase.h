@@ -922,6 +922,11 @@ void rule_inline_models(LLVMValueRef fn);
  * fields as values and has the callee's rule. */
 #define MODEL_PARTS_PREFIX "kinase.parts."
 void rule_unpack_model_arguments(LLVMValueRef fn);
+/* scanf.c: in `fn`, a copy of `subject` about to be simplified, each float
+ * the scanf family reads goes through a fresh local, so that it carries no
+ * derivative and replaces the one its destination held. False, with an
+ * error, where a format is not a constant string. */
+bool scanf_isolate_numbers(LLVMValueRef fn, LLVMValueRef subject);
 
 /* Builders for derivative arithmetic, used by the rule tables and the
  * generators; they fold constants and skip zeros where it is exact. */

@@ -154,7 +154,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   half_math_wrap_calls(copy);
   rule_inline_models(copy);
   rule_unpack_model_arguments(copy);
-  if (!asm_lower_known(copy, sig->fn)) {
+  if (!scanf_isolate_numbers(copy, sig->fn) || !asm_lower_known(copy, sig->fn)) {
     LLVMDeleteFunction(copy);
     return false;
   }

@@ -1,5 +1,6 @@
 /* Calls of the module's variadic functions (a sum over `...`, a logging
- * helper handed a double), as calls of fixed-arity copies, on x86-64.
+ * helper handed a double), as calls of fixed-arity copies, on x86-64 with
+ * the System V va_list (Linux, the BSDs, macOS; not Windows).
  *
  * Clang lowers va_arg on x86-64 itself: it reads the va_list's gp_offset
  * and fp_offset and takes the value from the register save area while they
@@ -22,7 +23,12 @@ enum {
   VA_LIST_BYTES = 24,    /* {i32 gp_offset, i32 fp_offset, ptr overflow, ptr save} */
 };
 
-static bool is_x86_64(void) { return !strncmp(LLVMGetTarget(kn_module.mod), "x86_64", 6); }
+/* x86-64's System V va_list; Windows' is a plain pointer. */
+static bool is_x86_64_sysv(void) {
+  const char *triple = LLVMGetTarget(kn_module.mod);
+  return !strncmp(triple, "x86_64", 6) && !strstr(triple, "windows") && !strstr(triple, "mingw") &&
+         !strstr(triple, "cygwin") && !strstr(triple, "win32");
+}
 
 static LLVMValueRef intrinsic_callee(LLVMValueRef inst, const char *name) {
   LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
@@ -179,7 +185,7 @@ static void call_fixed(LLVMValueRef fn, LLVMValueRef call, LLVMValueRef fixed) {
 }
 
 void variadic_fix_calls(LLVMValueRef fn) {
-  if (!is_x86_64())
+  if (!is_x86_64_sysv())
     return;
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))

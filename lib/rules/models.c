@@ -54,3 +54,10 @@ MODEL(model_qsort) { return call_in_place(b, p, 4, result, qsort_model_function)
 
 /* bsearch(key, base, n, size, cmp): the search built in rules/bsearch.c. */
 MODEL(model_bsearch) { return call_in_place(b, p, 5, result, bsearch_model_function); }
+
+/* reallocarray(p, n, size): realloc(p, n * size), which has a memory rule
+ * (the product's overflow, which makes reallocarray fail, aside). */
+MODEL(model_reallocarray) {
+  LLVMValueRef args[2] = {p[0], LLVMBuildMul(b, p[1], p[2], "")};
+  return kn_call_libc(b, "realloc", result, args, 2);
+}

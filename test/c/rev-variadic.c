@@ -9,12 +9,14 @@
 // - arguments of several kinds in one call: int tags, a pair of doubles
 //   (passed as two eightbytes), a long double (16-byte aligned in the
 //   area), a struct of four doubles (byval), and a va_copy read again;
-// - a va_list handed on to a helper of the program.
+// - a va_list handed on to a helper of the program;
+// - a call in a loop, its memory of arguments filled again each time.
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include "check.h"
 
+extern int enzyme_dup, enzyme_const;
 double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 typedef struct {
@@ -112,6 +114,13 @@ static double product(int n, ...) {
 
 double cubed(double x) { return product(3, x, x, x); }
 
+double in_a_loop(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i + 2 < n; i++)
+    s += weighted_sum(3, x[i], x[i + 1] * x[i], sin(x[i + 2])) * x[i];
+  return s;
+}
+
 int main(void) {
   double x = 0.7, y = 1.3;
   Grad g = __enzyme_autodiff_xy((void *)sum_of_three, x, y);
@@ -126,5 +135,19 @@ int main(void) {
               12 * y + 2 * x + 2, 1e-14);
   check_close("va_list handed on", __enzyme_autodiff((void *)cubed, x), 3 * x * x, 1e-15);
   check_close("va_list handed on, forward", __enzyme_fwddiff((void *)cubed, x, 1.0), 3 * x * x, 1e-15);
+  double v[5] = {0.3, 0.5, -0.2, 0.9, 1.1}, dv[5] = {0}, h = 1e-6;
+  __enzyme_autodiff((void *)in_a_loop, enzyme_dup, v, dv, enzyme_const, 5);
+  for (int i = 0; i < 5; i++) {
+    double kept = v[i];
+    v[i] = kept + h;
+    double up = in_a_loop(v, 5);
+    v[i] = kept - h;
+    double down = in_a_loop(v, 5);
+    v[i] = kept;
+    check_close("in a loop", dv[i], (up - down) / (2 * h), 1e-7);
+  }
+  double tv[5] = {0, 0, 1, 0, 0};
+  check_close("in a loop, forward", __enzyme_fwddiff((void *)in_a_loop, enzyme_dup, v, tv, enzyme_const, 5), dv[2],
+              1e-14);
   return check_exit();
 }

@@ -165,6 +165,18 @@ COMPLEX_MODEL(model_complex_atan) {
 /* The projection only changes infinities, where no derivative is finite. */
 COMPLEX_MODEL(model_complex_proj) { return pack(b, result, arg_complex(p)); }
 
+/* creal, cimag and conj are builtins clang expands, but calls with
+ * -fno-builtin. */
+COMPLEX_MODEL(model_complex_real) {
+  (void)b, (void)result;
+  return p[0];
+}
+COMPLEX_MODEL(model_complex_imag) {
+  (void)b, (void)result;
+  return p[1];
+}
+COMPLEX_MODEL(model_complex_conj) { return pack(b, result, (Complex){p[0], math_fneg(b, p[1])}); }
+
 COMPLEX_MODEL(model_complex_abs) {
   (void)result;
   return real_call2(b, "hypot", p[0], p[1]);

@@ -22,6 +22,20 @@ MODEL(model_modf) {
   return model_pack(b, result, math_fsub(b, p[0], whole), whole);
 }
 
+/* modf(x, &whole), which clang calls with -fno-builtin: llvm.modf, whose
+ * model has the derivatives and which computes what modf does, its whole
+ * part stored. */
+MODEL(model_modf_call) {
+  LLVMTypeRef type = LLVMTypeOf(p[0]), parts[2] = {type, type};
+  unsigned id = LLVMLookupIntrinsicID("llvm.modf", 9);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(kn_module.mod, id, &type, 1);
+  LLVMTypeRef fn_type = LLVMFunctionType(LLVMStructTypeInContext(kn_module.ctx, parts, 2, 0), &type, 1, 0);
+  LLVMValueRef pair = LLVMBuildCall2(b, fn_type, fn, p, 1, "");
+  LLVMBuildStore(b, LLVMBuildExtractValue(b, pair, 1, ""), p[1]);
+  (void)result;
+  return LLVMBuildExtractValue(b, pair, 0, "");
+}
+
 /* llvm.sincos(x) = {sin x, cos x} */
 MODEL(model_sincos_pair) {
   return model_pack(b, result, math_call(b, "sin", &p[0], 1), math_call(b, "cos", &p[0], 1));

@@ -836,7 +836,8 @@ typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMType
  * the {re, im} struct or <2 x float> vector of the target's C ABI. */
 LLVMValueRef model_pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LLVMValueRef im);
 /* qsort.c: the sort standing for qsort in the copies differentiated, a
- * function of `type` (qsort's) built once per module. */
+ * function of `type` (qsort's, or qsort_r's with a context) built once per
+ * module. */
 LLVMValueRef qsort_model_function(LLVMTypeRef type);
 /* bsearch.c: the search standing for bsearch likewise. */
 LLVMValueRef bsearch_model_function(LLVMTypeRef type);

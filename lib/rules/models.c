@@ -66,6 +66,9 @@ static LLVMValueRef call_in_place(LLVMBuilderRef b, LLVMValueRef *p, unsigned n,
 /* qsort(base, n, size, cmp): the sort built in rules/qsort.c. */
 MODEL(model_qsort) { return call_in_place(b, p, 4, result, qsort_model_function); }
 
+/* qsort_r(base, n, size, cmp, context) likewise. */
+MODEL(model_qsort_r) { return call_in_place(b, p, 5, result, qsort_model_function); }
+
 /* bsearch(key, base, n, size, cmp): the search built in rules/bsearch.c. */
 MODEL(model_bsearch) { return call_in_place(b, p, 5, result, bsearch_model_function); }
 

@@ -87,13 +87,15 @@ static int conversions(const char *format, Conversion *out, int max) {
   return n;
 }
 
+/* The text of a constant C string (its bytes up to a final NUL), or NULL. */
 static const char *constant_string(LLVMValueRef v) {
   LLVMValueRef global = LLVMIsAGlobalVariable(kn_strip_casts(v));
   LLVMValueRef init = global && LLVMIsGlobalConstant(global) ? LLVMGetInitializer(global) : NULL;
+  if (!init || !LLVMIsAConstantDataSequential(init) || !LLVMIsConstantString(init))
+    return NULL;
   size_t len;
-  return init && LLVMIsAConstantDataSequential(init) && LLVMIsConstantString(init)
-             ? LLVMGetAsString(init, &len)
-             : NULL;
+  const char *text = LLVMGetAsString(init, &len);
+  return len && !text[len - 1] ? text : NULL;
 }
 
 /* Routes the floats `call` reads through fresh locals of `fn`. */

@@ -294,7 +294,8 @@ static void model_scalars(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef *scala
   LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
   unsigned n = 0;
   for (LLVMValueRef param = LLVMGetFirstParam(fn); param; param = LLVMGetNextParam(param)) {
-    bool pair = LLVMGetTypeKind(LLVMTypeOf(param)) == LLVMVectorTypeKind;
+    LLVMTypeRef type = LLVMTypeOf(param);
+    bool pair = LLVMGetTypeKind(type) == LLVMVectorTypeKind && LLVMGetVectorSize(type) == 2;
     if (n + (pair ? 2 : 1) > max)
       kn_die("model %s has more than %u scalar parameters", kn_function_name(fn), max);
     if (!pair)

@@ -327,6 +327,13 @@ LLVMTypeRef derive_tape_type(const Signature *sig);
 void derive_drain(void);
 void derive_reset(void);
 
+/* ---- variadic.c ---- */
+
+/* On x86-64, makes fn's calls of the module's variadic functions calls of
+ * fixed-arity copies, kinase.fixed.NAME, that take the variable arguments
+ * laid out in memory, as va_arg reads them. */
+void variadic_fix_calls(LLVMValueRef fn);
+
 /* ---- clone.c, simplify.c ---- */
 
 typedef struct UnwindEdge UnwindEdge; /* unwind.c */
@@ -858,9 +865,15 @@ bool cxxlib_is_inactive(const char *name);
 
 /* Builds the body of a model (RULE_MODEL) from its parameters. */
 typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMTypeRef result);
+/* models.c: a pair (a complex number's parts, modf's) as a value of `type`,
+ * the {re, im} struct or <2 x float> vector of the target's C ABI. */
+LLVMValueRef model_pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LLVMValueRef im);
 /* qsort.c: the sort standing for qsort in the copies differentiated, a
- * function of `type` (qsort's) built once per module. */
+ * function of `type` (qsort's, or qsort_r's with a context) built once per
+ * module. */
 LLVMValueRef qsort_model_function(LLVMTypeRef type);
+/* bsearch.c: the search standing for bsearch likewise. */
+LLVMValueRef bsearch_model_function(LLVMTypeRef type);
 
 /* A CUDA runtime call whose memory rule the Kinase runtime mirrors
  * (rules/cuda.def, cuda/memory.c). */
@@ -898,6 +911,9 @@ struct Rule {
   RuleKind kind;
   PartialFn partial; /* RULE_MATH */
   ModelFn model;     /* RULE_MODEL */
+  /* RULE_MODEL with a result: its body goes in place of its calls as void
+   * models' do (models.def's MODEL_IN_PLACE). */
+  bool in_place;
   /* RULE_MATH: how many leading arguments carry derivatives; memory rules:
    * the argument holding the size (allocations) or the pointer (free). */
   unsigned arg;
@@ -933,8 +949,20 @@ PartialFn rule_for_opcode(LLVMOpcode opcode); /* fadd, fmul, ...: NULL for other
 /* The model function standing for the callee of `call` (RULE_MODEL). */
 LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call);
 /* Puts the body of each model without a result (sincos, which stores its
- * results) in place of its calls in `fn`, a copy about to be simplified. */
-void rule_inline_void_models(LLVMValueRef fn);
+ * results) or marked in place (bsearch) in place of its calls in `fn`, a
+ * copy about to be simplified. */
+void rule_inline_models(LLVMValueRef fn);
+/* In `fn`, a copy about to be simplified, makes each call of a model that
+ * takes an argument in memory (byval: long double complex) a call of a
+ * wrapper named MODEL_PARTS_PREFIX + the callee's name, which takes the
+ * fields as values and has the callee's rule. */
+#define MODEL_PARTS_PREFIX "kinase.parts."
+void rule_unpack_model_arguments(LLVMValueRef fn);
+/* scanf.c: in `fn`, a copy of `subject` about to be simplified, each float
+ * the scanf family reads goes through a fresh local, so that it carries no
+ * derivative and replaces the one its destination held. False, with an
+ * error, where a format is not a constant string. */
+bool scanf_isolate_numbers(LLVMValueRef fn, LLVMValueRef subject);
 
 /* Builders for derivative arithmetic, used by the rule tables and the
  * generators; they fold constants and skip zeros where it is exact. */

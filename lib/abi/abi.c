@@ -145,12 +145,30 @@ static bool check_activity(Request *r, unsigned i, LLVMTypeRef param, Activity a
   return true;
 }
 
-static bool push_arg(Request *r, unsigned i, LLVMValueRef value, LLVMTypeRef type) {
+/* A type as the C programmer wrote it, roughly: for messages. */
+static const char *type_in_words(LLVMTypeRef type) {
+  switch (LLVMGetTypeKind(type)) {
+  case LLVMPointerTypeKind:
+    return "a pointer";
+  case LLVMIntegerTypeKind:
+    return "an integer";
+  case LLVMStructTypeKind:
+  case LLVMArrayTypeKind:
+    return "a struct";
+  case LLVMVectorTypeKind:
+    return "a vector";
+  default:
+    return kn_is_float_type(type) ? "a floating-point number" : "a value of another kind";
+  }
+}
+
+static bool push_arg(Request *r, unsigned i, bool shadow, LLVMValueRef value, LLVMTypeRef type) {
   bool ok;
   LLVMValueRef converted = coerce(r->b, value, type, &ok);
   if (!ok)
-    return request_error(r, "argument for parameter %u of '%s' does not match its type", i + 1,
-                         kn_function_name(r->fn));
+    return request_error(r, "%s for parameter %u of '%s' does not match its type (%s where it takes %s)",
+                         shadow ? "the shadow" : "argument", i + 1, kn_function_name(r->fn),
+                         type_in_words(LLVMTypeOf(value)), type_in_words(type));
   r->args[r->nargs++] = converted;
   return true;
 }
@@ -449,7 +467,7 @@ static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
         cursor++;
       if (!value)
         return false;
-      if (!push_arg(r, i, value, type))
+      if (!push_arg(r, i, k == 1, value, type))
         return false;
     }
     if (kn_module.gpu && needed == 2 && kn_is_pointer_type(type) && owns_shadow(r, i, r->actual[cursor - 1]))

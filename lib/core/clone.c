@@ -150,9 +150,11 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
   else
     rule_inline_host_calls(copy);
+  variadic_fix_calls(copy);
   half_math_wrap_calls(copy);
-  rule_inline_void_models(copy);
-  if (!asm_lower_known(copy, sig->fn)) {
+  rule_inline_models(copy);
+  rule_unpack_model_arguments(copy);
+  if (!scanf_isolate_numbers(copy, sig->fn) || !asm_lower_known(copy, sig->fn)) {
     LLVMDeleteFunction(copy);
     return false;
   }

@@ -18,6 +18,11 @@ static LLVMValueRef through_memory(LLVMBuilderRef b, LLVMValueRef value, LLVMTyp
   return LLVMBuildLoad2(b, type, slot, "");
 }
 
+static bool is_aggregate_or_vector(LLVMTypeRef type) {
+  LLVMTypeKind kind = LLVMGetTypeKind(type);
+  return kind == LLVMStructTypeKind || kind == LLVMArrayTypeKind || kind == LLVMVectorTypeKind;
+}
+
 LLVMValueRef coerce(LLVMBuilderRef b, LLVMValueRef value, LLVMTypeRef type, bool *ok) {
   LLVMTypeRef from = LLVMTypeOf(value);
   *ok = true;
@@ -37,6 +42,13 @@ LLVMValueRef coerce(LLVMBuilderRef b, LLVMValueRef value, LLVMTypeRef type, bool
   if (fk == LLVMPointerTypeKind && tk == LLVMIntegerTypeKind)
     return LLVMBuildPtrToInt(b, value, type, "");
   if (fk == LLVMVoidTypeKind || tk == LLVMVoidTypeKind) {
+    *ok = false;
+    return NULL;
+  }
+  /* Two scalars of different kinds (a double where a pointer is wanted) are
+   * the caller's mistake, not one value in two shapes: reinterpreting the
+   * bits would make a double the address of a shadow. */
+  if (!is_aggregate_or_vector(from) && !is_aggregate_or_vector(type)) {
     *ok = false;
     return NULL;
   }

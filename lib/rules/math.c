@@ -37,12 +37,6 @@ PARTIAL(partial_atan2) {
   LLVMValueRef norm = math_fadd(b, square(b, args[0]), square(b, args[1]));
   return i == 0 ? math_fdiv(b, args[1], norm) : math_fdiv(b, math_fneg(b, args[0]), norm);
 }
-/* carg(re, im) = atan2(im, re): d/dre = -im / |z|^2, d/dim = re / |z|^2. */
-PARTIAL(partial_carg) {
-  UNUSED;
-  LLVMValueRef norm = math_fadd(b, square(b, args[0]), square(b, args[1]));
-  return i == 0 ? math_fdiv(b, math_fneg(b, args[1]), norm) : math_fdiv(b, args[0], norm);
-}
 PARTIAL(partial_sinh) { UNUSED; return call1(b, "cosh", X); }
 PARTIAL(partial_cosh) { UNUSED; return call1(b, "sinh", X); }
 PARTIAL(partial_tanh) { UNUSED; return math_fsub(b, K(1.0), square(b, y)); }

@@ -1,7 +1,7 @@
-/* The model of qsort (models.def): a stable merge sort of a permutation,
- * calling the user's comparator, then the elements moved into place with
+/* The model of qsort and GNU's qsort_r (models.def): a stable merge sort of
+ * a permutation, calling the user's comparator (with qsort_r's context), then the elements moved into place with
  * memcpy. Differentiated as the user's own code once inlined into the copy
- * being differentiated (rule_inline_void_models), the memcpys move the
+ * being differentiated (rule_inline_models), the memcpys move the
  * shadows, or the adjoints in reverse, along the permutation the primal
  * chose; the comparisons carry no derivative. The permutation keeps the
  * elements still while they are compared, so each moves once, as a whole:
@@ -12,6 +12,7 @@ typedef struct {
   LLVMBuilderRef b;
   LLVMValueRef fn;
   LLVMTypeRef size_t_type, ptr;
+  LLVMValueRef context; /* qsort_r's last argument, handed to the comparator; NULL for qsort */
 } Sort;
 
 /* A loop `while (phis[0] < limit)` whose phis start at start[]: opened with
@@ -76,11 +77,12 @@ static void merge(Sort *s, LLVMValueRef *p, LLVMValueRef src, LLVMValueRef dst, 
   LLVMBasicBlockRef decide = LLVMGetInsertBlock(s->b), compare = block(s, "compare"), pick = block(s, "pick");
   LLVMBuildCondBr(s->b, LLVMBuildAnd(s->b, left, right, ""), compare, pick);
   LLVMPositionBuilderAtEnd(s->b, compare);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx), params[2] = {s->ptr, s->ptr};
-  LLVMValueRef args[2] = {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx), params[3] = {s->ptr, s->ptr, s->ptr};
+  LLVMValueRef args[3] = {
       element_at(s, base, LLVMBuildLoad2(s->b, s->size_t_type, index_at(s, src, i), ""), size),
-      element_at(s, base, LLVMBuildLoad2(s->b, s->size_t_type, index_at(s, src, j), ""), size)};
-  LLVMValueRef order = LLVMBuildCall2(s->b, LLVMFunctionType(i32, params, 2, 0), cmp, args, 2, "");
+      element_at(s, base, LLVMBuildLoad2(s->b, s->size_t_type, index_at(s, src, j), ""), size), s->context};
+  unsigned nargs = s->context ? 3 : 2;
+  LLVMValueRef order = LLVMBuildCall2(s->b, LLVMFunctionType(i32, params, nargs, 0), cmp, args, nargs, "");
   LLVMValueRef left_first = LLVMBuildICmp(s->b, LLVMIntSLE, order, LLVMConstInt(i32, 0, 0), "");
   LLVMBuildBr(s->b, pick);
   LLVMPositionBuilderAtEnd(s->b, pick);
@@ -97,7 +99,8 @@ static void merge(Sort *s, LLVMValueRef *p, LLVMValueRef src, LLVMValueRef dst, 
   loop_close(s, &k, next);
 }
 
-/* kinase.model.qsort(base, n, size, cmp) */
+/* kinase.model.qsort(base, n, size, cmp), kinase.model.qsort_r(base, n,
+ * size, cmp, context) */
 static void build_body(Sort *s, LLVMValueRef *p) {
   LLVMValueRef base = p[0], n = p[1], size = p[2];
   LLVMValueRef zero = LLVMConstInt(s->size_t_type, 0, 0), one = LLVMConstInt(s->size_t_type, 1, 0);
@@ -143,18 +146,20 @@ static void build_body(Sort *s, LLVMValueRef *p) {
 }
 
 LLVMValueRef qsort_model_function(LLVMTypeRef type) {
-  const char *name = "kinase.model.qsort";
+  bool with_context = LLVMCountParamTypes(type) == 5;
+  const char *name = with_context ? "kinase.model.qsort_r" : "kinase.model.qsort";
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
   if (fn)
     return fn;
   fn = LLVMAddFunction(kn_module.mod, name, type);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMValueRef params[4];
+  LLVMValueRef params[5];
   LLVMGetParams(fn, params);
   Sort s = {.b = LLVMCreateBuilderInContext(kn_module.ctx),
             .fn = fn,
             .size_t_type = LLVMTypeOf(params[1]),
-            .ptr = LLVMTypeOf(params[0])};
+            .ptr = LLVMTypeOf(params[0]),
+            .context = with_context ? params[4] : NULL};
   LLVMPositionBuilderAtEnd(s.b, block(&s, "entry"));
   build_body(&s, params);
   LLVMDisposeBuilder(s.b);

@@ -85,15 +85,20 @@ static const struct {
 };
 
 #define MODEL(name, body) LLVMValueRef body(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result);
+#define MODEL_IN_PLACE MODEL
 #include "models.def"
+#undef MODEL_IN_PLACE
 #undef MODEL
 
 static const struct {
   const char *name;
   ModelFn body;
+  bool in_place;
 } model_table[] = {
-#define MODEL(name, body) {name, body},
+#define MODEL(name, body) {name, body, false},
+#define MODEL_IN_PLACE(name, body) {name, body, true},
 #include "models.def"
+#undef MODEL_IN_PLACE
 #undef MODEL
 };
 
@@ -167,8 +172,9 @@ static void build_index(void) {
   }
   for (size_t i = 0; i < NMODEL; i++) {
     Rule *rule = &rules[NMATH + NCALL + i];
-    *rule = (Rule){.name = model_table[i].name, .kind = RULE_MODEL, .model = model_table[i].body};
-    add_name(rule, model_table[i].name);
+    *rule = (Rule){.name = model_table[i].name, .kind = RULE_MODEL, .model = model_table[i].body,
+                   .in_place = model_table[i].in_place};
+    add_expanded(rule, model_table[i].name);
   }
   for (size_t i = 0; i < NCUDA; i++) {
     Rule *rule = &rules[NMATH + NCALL + NMODEL + i];
@@ -292,8 +298,30 @@ const Rule *rule_for_function(LLVMValueRef fn) {
   unsigned id = LLVMGetIntrinsicID(fn);
   if (id)
     return hmget(by_intrinsic, id);
-  const Rule *rule = shget(by_name, kn_function_name(fn));
-  return rule || !cxxlib_is_inactive(kn_function_name(fn)) ? rule : &inactive;
+  const char *name = kn_function_name(fn);
+  if (!strncmp(name, MODEL_PARTS_PREFIX, strlen(MODEL_PARTS_PREFIX)))
+    name += strlen(MODEL_PARTS_PREFIX); /* rule_unpack_model_arguments' wrapper */
+  const Rule *rule = shget(by_name, name);
+  return rule || !cxxlib_is_inactive(name) ? rule : &inactive;
+}
+
+/* The model's parameters as the scalars its body takes: a complex number
+ * the C ABI passed as a <2 x float> vector (float complex on x86-64) as its
+ * two lanes. One passed in memory arrives in parts already
+ * (rule_unpack_model_arguments). */
+static void model_scalars(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef *scalars, unsigned max) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
+  unsigned n = 0;
+  for (LLVMValueRef param = LLVMGetFirstParam(fn); param; param = LLVMGetNextParam(param)) {
+    LLVMTypeRef type = LLVMTypeOf(param);
+    bool pair = LLVMGetTypeKind(type) == LLVMVectorTypeKind && LLVMGetVectorSize(type) == 2;
+    if (n + (pair ? 2 : 1) > max)
+      kn_die("model %s has more than %u scalar parameters", kn_function_name(fn), max);
+    if (!pair)
+      scalars[n++] = param;
+    for (unsigned k = 0; pair && k < 2; k++)
+      scalars[n++] = LLVMBuildExtractElement(b, param, LLVMConstInt(i32, k, 0), "");
+  }
 }
 
 LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call) {
@@ -306,7 +334,7 @@ LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call) {
     LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
     LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "entry"));
     LLVMValueRef params[8];
-    LLVMGetParams(fn, params);
+    model_scalars(b, fn, params, 8);
     LLVMBuildRet(b, rule->model(b, params, LLVMGetReturnType(type)));
     LLVMDisposeBuilder(b);
   }
@@ -315,10 +343,12 @@ LLVMValueRef rule_model_function(const Rule *rule, LLVMValueRef call) {
 }
 
 /* A call's derivative is a function of its arguments: it cannot see what a
- * model stores through them. So a model without a result (sincos) takes
- * the place of its calls in the copy being differentiated, before that is
- * simplified; its math calls and stores have rules of their own. */
-void rule_inline_void_models(LLVMValueRef fn) {
+ * model stores through them, nor give a pointer it returns a shadow. So a
+ * model without a result (sincos) or returning an address into its
+ * arguments (bsearch) takes the place of its calls in the copy being
+ * differentiated, before that is simplified; its math calls, stores and
+ * addresses have rules of their own. */
+void rule_inline_models(LLVMValueRef fn) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
@@ -326,7 +356,7 @@ void rule_inline_void_models(LLVMValueRef fn) {
       const Registration *custom = rule ? registry_of(kn_called_function(inst)) : NULL;
       bool own_rule = custom && (custom->forward || custom->augmented); /* the user's wins */
       if (rule && rule->kind == RULE_MODEL && !own_rule &&
-          LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMVoidTypeKind)
+          (rule->in_place || LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMVoidTypeKind))
         arrput(calls, inst);
     }
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
@@ -338,11 +368,108 @@ void rule_inline_void_models(LLVMValueRef fn) {
       args[k] = LLVMGetOperand(calls[i], k);
     LLVMPositionBuilderBefore(b, calls[i]);
     LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(calls[i]));
-    to_inline |= rule_for_call(calls[i])->model(b, args, LLVMTypeOf(calls[i])) != NULL;
+    LLVMValueRef in_place = rule_for_call(calls[i])->model(b, args, LLVMTypeOf(calls[i]));
+    if (in_place && LLVMGetTypeKind(LLVMTypeOf(calls[i])) != LLVMVoidTypeKind)
+      LLVMReplaceAllUsesWith(calls[i], in_place);
+    to_inline |= in_place != NULL;
     LLVMInstructionEraseFromParent(calls[i]);
   }
   LLVMDisposeBuilder(b);
   arrfree(calls);
   if (to_inline)
     simplify_inline_marked_calls();
+}
+
+/* The type a call passes its argument i in memory (byval), or NULL. */
+static LLVMTypeRef byval_type(LLVMValueRef call, unsigned i) {
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  LLVMAttributeRef attr = LLVMGetCallSiteEnumAttribute(call, i + 1, byval);
+  return attr ? LLVMGetTypeAttributeValue(attr) : NULL;
+}
+
+/* kinase.parts.NAME: NAME taking each argument it takes in memory as the
+ * values of its fields instead, which it stores into memory of its own and
+ * passes on as `call` does. */
+static LLVMValueRef parts_wrapper(LLVMValueRef call) {
+  LLVMValueRef callee = kn_called_function(call);
+  char *name = kn_strdup_printf("%s%s", MODEL_PARTS_PREFIX, kn_function_name(callee));
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  unsigned nargs = LLVMGetNumArgOperands(call), nparams = 0;
+  if (!fn) {
+    LLVMTypeRef params[8];
+    for (unsigned i = 0; i < nargs; i++) {
+      LLVMTypeRef memory = byval_type(call, i);
+      for (unsigned k = 0, n = memory ? LLVMCountStructElementTypes(memory) : 1; k < n && nparams < 8; k++)
+        params[nparams++] = memory ? LLVMStructGetTypeAtIndex(memory, k) : LLVMTypeOf(LLVMGetOperand(call, i));
+    }
+    LLVMTypeRef type = LLVMFunctionType(LLVMTypeOf(call), params, nparams, 0);
+    fn = LLVMAddFunction(kn_module.mod, name, type);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "entry"));
+    LLVMValueRef args[8];
+    for (unsigned i = 0, p = 0; i < nargs; i++) {
+      LLVMTypeRef memory = byval_type(call, i);
+      if (!memory) {
+        args[i] = LLVMGetParam(fn, p++);
+        continue;
+      }
+      args[i] = LLVMBuildAlloca(b, memory, "");
+      LLVMSetAlignment(args[i], LLVMABIAlignmentOfType(kn_module.layout, memory));
+      for (unsigned k = 0; k < LLVMCountStructElementTypes(memory); k++)
+        LLVMBuildStore(b, LLVMGetParam(fn, p++), LLVMBuildStructGEP2(b, memory, args[i], k, ""));
+    }
+    LLVMValueRef forwarded = LLVMBuildCall2(b, LLVMGetCalledFunctionType(call), callee, args, nargs, "");
+    for (unsigned i = 0; i <= nargs; i++) {
+      unsigned index = i == nargs ? (unsigned)LLVMAttributeFunctionIndex : i + 1;
+      LLVMAttributeRef attrs[16];
+      unsigned count = LLVMGetCallSiteAttributeCount(call, index);
+      LLVMGetCallSiteAttributes(call, index, attrs);
+      for (unsigned a = 0; a < count && a < 16; a++)
+        LLVMAddCallSiteAttribute(forwarded, index, attrs[a]);
+    }
+    LLVMBuildRet(b, forwarded);
+    LLVMDisposeBuilder(b);
+  }
+  free(name);
+  return fn;
+}
+
+/* The reverse sweep runs a model on the arguments of the library call, so
+ * it cannot take them from memory, which is the augmented sweep's stack (a
+ * long double complex is passed byval on x86-64): in `fn`, a copy about to
+ * be simplified, each such call becomes a call of its parts_wrapper with the
+ * fields loaded as values, which simplification then takes from the stores
+ * that filled them. */
+void rule_unpack_model_arguments(LLVMValueRef fn) {
+  LLVMValueRef *calls = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
+      bool in_memory = false;
+      for (unsigned i = 0; rule && rule->kind == RULE_MODEL && i < LLVMGetNumArgOperands(inst); i++)
+        in_memory |= byval_type(inst, i) != NULL;
+      if (in_memory)
+        arrput(calls, inst);
+    }
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  for (ptrdiff_t c = 0; c < arrlen(calls); c++) {
+    LLVMValueRef call = calls[c], wrapper = parts_wrapper(call), args[8];
+    unsigned n = 0;
+    LLVMPositionBuilderBefore(b, call);
+    LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
+    for (unsigned i = 0; i < LLVMGetNumArgOperands(call); i++) {
+      LLVMTypeRef memory = byval_type(call, i);
+      LLVMValueRef arg = LLVMGetOperand(call, i);
+      for (unsigned k = 0, count = memory ? LLVMCountStructElementTypes(memory) : 1; k < count && n < 8; k++)
+        args[n++] = memory ? LLVMBuildLoad2(b, LLVMStructGetTypeAtIndex(memory, k),
+                                            LLVMBuildStructGEP2(b, memory, arg, k, ""), "")
+                           : arg;
+    }
+    LLVMValueRef unpacked = LLVMBuildCall2(b, LLVMGlobalGetValueType(wrapper), wrapper, args, n, "");
+    LLVMReplaceAllUsesWith(call, unpacked);
+    LLVMInstructionEraseFromParent(call);
+  }
+  LLVMDisposeBuilder(b);
+  arrfree(calls);
 }

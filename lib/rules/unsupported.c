@@ -140,8 +140,15 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
              *name ? " ('" : "", name, *name ? "')" : "");
     return true;
   }
+  LLVMValueRef callee = LLVMIsACallInst(base) ? kn_called_function(base) : NULL;
+  if (callee && !strncmp(kn_function_name(callee), "llvm.threadlocal.address", 24)) {
+    kn_error(inst, subject,
+             "it stores a differentiated value into thread-local variable '%s', which has no shadow "
+             "(Kinase gives _Thread_local globals none): make it an ordinary global or a local",
+             kn_value_name(kn_strip_casts(LLVMGetOperand(base, 0))));
+    return true;
+  }
   if (unshadowed_call_memory(base)) {
-    LLVMValueRef callee = kn_called_function(base);
     kn_error(inst, subject,
              "it stores a differentiated value into memory returned by %s%s%s, which has no shadow: "
              "Kinase sees no allocation there",

@@ -1,7 +1,10 @@
 // A differentiated function that passes a differentiated value to a
-// variadic function of its own module.
-// RUN: not %kinase-cc -g -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
-// RUN: not %kinase-cc -g -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
+// variadic function of its own module, for targets other than x86-64 with
+// System V's va_list (aarch64, Windows), which Kinase does not lay variable
+// arguments out for (analysis/variadic.c; x86-64: test/c/rev-variadic.c).
+// RUN: not %kinase-cc -g -O0 --target=aarch64-linux-gnu -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %kinase-cc -g -O2 --target=aarch64-linux-gnu -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %kinase-cc -g -O0 --target=x86_64-pc-windows-msvc -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <kinase.h>
 #include <stdarg.h>
 

@@ -245,6 +245,10 @@ LLVMValueRef abi_call_reverse(LLVMBuilderRef b, Signature *sig, LLVMValueRef *ar
 /* How many of `values` (at least 1) are the pieces, in order, of one local
  * structure or array passed by value (clang's eightbytes). */
 unsigned abi_pieces(LLVMValueRef *values, unsigned n);
+/* The byte offset of the constant GEP chain from `p` down to its local
+ * slot (an alloca), or false if some index is not constant or `p` is not
+ * in one. */
+bool abi_offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long long *offset);
 /* Whether a[0..k) and b[0..k) are the same pieces of two local structures. */
 bool abi_same_pieces(LLVMValueRef *a, LLVMValueRef *b, unsigned k);
 /* The global of an activity marker, declared if the module lacks it (a
@@ -650,6 +654,27 @@ void libdevice_link_missing(void);
  * none. */
 void cuda_emit_kernel_derivatives(void);
 
+/* ---- cuda/byval.c: kernel parameters that are structs passed by value ---- */
+
+/* The struct type of parameter i of `fn` where it is passed byval, or NULL. */
+LLVMTypeRef cuda_byval_type(LLVMValueRef fn, unsigned i);
+/* Gives parameter to_index of `to` the byval and align attributes of
+ * parameter from_index of `from`. */
+void cuda_copy_byval_attributes(LLVMValueRef from, unsigned from_index, LLVMValueRef to,
+                                unsigned to_index);
+/* Why a kernel taking a struct of this type gets no derivative kernels, or NULL. */
+const char *cuda_struct_unsupported(LLVMTypeRef type);
+/* Appends the kernel info's pointer words of the struct (runtime/kinase_cuda.h). */
+void cuda_struct_pointer_words(LLVMTypeRef type, uint32_t **words);
+/* In a derivative kernel: a local copy of the shadow struct parameter,
+ * its float fields cleared for a reverse sweep to add into. */
+LLVMValueRef cuda_struct_shadow_copy(LLVMBuilderRef b, LLVMValueRef shadow_param, LLVMTypeRef type,
+                                     bool clear_floats);
+/* After a reverse sweep: the float fields of `shadow` added atomically into
+ * the same fields of *accumulator, unless it is NULL. */
+void cuda_struct_accumulate(LLVMBuilderRef b, LLVMValueRef shadow, LLVMTypeRef type,
+                            LLVMValueRef accumulator);
+
 /* ---- arena.c: tapes of reverse kernels in the launch's arena ---- */
 
 /* Device code's growth of a full tape vector (its records `size` bytes)
@@ -678,6 +703,26 @@ bool cuda_is_launch_stub(LLVMValueRef fn);
 /* Fills the derivatives of stub sig->fn: `aug` and `deriv` (the reverse
  * sweep) in reverse mode, `deriv` in forward mode. */
 bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv);
+
+/* ---- cuda/stub.c: the stub's parameters that make each kernel parameter ---- */
+
+typedef struct {
+  unsigned nkernel;                /* the kernel's parameters */
+  int kernel_of[KN_MAX_PARAMS];    /* per stub parameter: the kernel parameter it is part of */
+  unsigned offset[KN_MAX_PARAMS];  /* per stub parameter: its offset in that one's bytes */
+  LLVMTypeRef slot[KN_MAX_PARAMS]; /* per kernel parameter: the type of the stub's local
+                                      holding it; NULL where a byval stub parameter is it */
+} StubLayout;
+/* Reads it from the stub's array for cudaLaunchKernel; false if the stub
+ * is not of the form clang writes. */
+bool cuda_stub_layout(LLVMValueRef stub, StubLayout *out);
+/* Whether kernel parameter k is a struct or array passed by value. */
+bool cuda_stub_aggregate(const StubLayout *layout, unsigned k);
+/* Whether `p` is in a local that nothing reads but the kernel launches it
+ * is passed to by value (a struct argument `k<<<g, b>>>(params)` that the
+ * host function filled field by field): a Const pointer stored there has a
+ * null shadow, as in a launch's argument slot. */
+bool cuda_is_launch_struct(LLVMValueRef p);
 
 /* ---- cuda/shared.c: extern __shared__ arrays in derivative kernels ---- */
 

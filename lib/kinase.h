@@ -606,6 +606,10 @@ bool asm_is_known(LLVMValueRef call);
  * only orders the compiler) or only comments (Eigen's
  * asm("#EIGEN PRODUCT PACK LHS"), which marks its kernels in listings). */
 bool asm_does_nothing(LLVMValueRef call);
+/* Whether `call` runs a conversion between __half or __nv_bfloat16 and an
+ * integer (__half2int_rz, __int2half_rn, ...), through which no derivative
+ * flows. */
+bool asm_carries_nothing(LLVMValueRef call);
 /* The text of the inline assembly `call` runs, for messages (the caller
  * frees it); NULL for another call. */
 char *asm_describe(LLVMValueRef call);

@@ -724,8 +724,9 @@ bool cuda_stub_layout(LLVMValueRef stub, StubLayout *out);
 bool cuda_stub_aggregate(const StubLayout *layout, unsigned k);
 /* Whether `p` is in a local that nothing reads but the kernel launches it
  * is passed to by value (a struct argument `k<<<g, b>>>(params)` that the
- * host function filled field by field): a Const pointer stored there has a
- * null shadow, as in a launch's argument slot. */
+ * host function filled field by field, or whose address goes into an
+ * argument array): a Const pointer stored there has a null shadow, as in a
+ * launch's argument slot. */
 bool cuda_is_launch_struct(LLVMValueRef p);
 
 /* ---- cuda/shared.c: extern __shared__ arrays in derivative kernels ---- */

@@ -99,7 +99,8 @@ static bool stores_only(LLVMValueRef p, int depth) {
     bool field = LLVMIsAGetElementPtrInst(user) && depth < 4 && stores_only(user, depth + 1);
     bool marker = callee && !strncmp(kn_function_name(callee), "llvm.lifetime.", 14);
     bool launched = depth == 0 && callee && cuda_is_launch_stub(callee);
-    if (!stored_into && !field && !marker && !launched)
+    bool address_stored = depth == 0 && LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == p;
+    if (!stored_into && !field && !marker && !launched && !address_stored)
       return false;
   }
   return true;

@@ -1,7 +1,7 @@
 // Structs passed by value to kernels, launched other ways: through
 // cudaLaunchKernel with an argument array (the struct's address in it), and
 // a templated struct of doubles through <<<>>>, reverse and forward mode.
-//   k:  out_i = alpha x_i d_i            dx_i = alpha d_i w_i, dalpha = sum x_i d_i w_i
+//   k:  out_i = x_i (alpha + d_i)        dx_i = (alpha + d_i) w_i, dalpha = sum x_i w_i
 //   kt: out_i = a x_i^2                  dx_i = 2 a x_i w_i,   da = sum x_i^2 w_i
 //
 // REQUIRES: cuda
@@ -13,7 +13,9 @@
 // RUN: %kinase-cc %cudainc -O0 %s -o %t.O0.exe
 // RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
-// The double field's adjoint is added as a double.
+// The double field's adjoint is added as a double; the float field of the
+// other struct sits at offset 12, between its pointers (pointer words 0 and 16).
+// CHECK-DAG: __kinase_kinfo__Z1k7ShiftedPf[24] = {75, 73, 78, 49, 2, 0, 0, 0, {{[0-9]+}}, 0, 0, 0, 24, 0, 0, 4, 8, 0, {{[0-9]+}}, 0, 5};
 // CHECK-LABEL: .entry __kinase_krev_n__Z2ktIdEv2TPIT_EPS1_(
 // CHECK: atom.global.add.f64 {{.*}}+8]
 // The argument array's struct slot has a shadow struct beside it, its
@@ -27,21 +29,21 @@
 
 enum { N = 700, THREADS = 128 };
 
-struct Params {
-  float *x;
+struct Shifted {
   const float *data;
-  float alpha;
   int n;
+  float alpha;
+  float *x;
 };
 
-__global__ void k(Params p, float *out) {
+__global__ void k(Shifted p, float *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < p.n)
-    out[i] = p.alpha * p.x[i] * p.data[i];
+    out[i] = p.x[i] * (p.alpha + p.data[i]);
 }
 
 void direct(float *x, const float *data, float alpha, int n, float *out) {
-  Params p = {x, data, alpha, n};
+  Shifted p = {data, n, alpha, x};
   void *args[] = {&p, &out};
   cudaLaunchKernel((const void *)k, dim3((n + THREADS - 1) / THREADS), dim3(THREADS), args, 0, 0);
 }
@@ -84,8 +86,8 @@ int main(void) {
   from_device(dx, d_dx);
   double want = 0;
   for (int i = 0; i < N; i++) {
-    check_close(dx[i], alpha * data[i] * w[i], 1e-5, "direct dx[%d]", i);
-    want += (double)x[i] * data[i] * w[i];
+    check_close(dx[i], (alpha + data[i]) * w[i], 1e-5, "direct dx[%d]", i);
+    want += (double)x[i] * w[i];
   }
   check_close(dalpha, want, 1e-4, "direct dalpha");
 

@@ -658,6 +658,23 @@ void libdevice_link_missing(void);
  * none. */
 void cuda_emit_kernel_derivatives(void);
 
+/* ---- core/structcopy.c: the fields of structs, and copies of whole ones ---- */
+
+/* The most scalar fields a struct is taken apart into. */
+#define KN_MAX_LEAVES 256
+typedef struct {
+  LLVMTypeRef type;
+  uint64_t offset;
+} TypeLeaf;
+/* Appends the scalar fields of `type` (fields of fields, elements of
+ * arrays) with their byte offsets from `offset`; a struct type for which
+ * `whole` (may be NULL) says true is one field. */
+void kn_type_leaves(LLVMTypeRef type, uint64_t offset, bool (*whole)(LLVMTypeRef), TypeLeaf **out);
+/* In `fn`, a copy about to be differentiated: each memcpy of a whole
+ * struct holding both pointers and floats into a local of that type
+ * becomes a load and a store per field. */
+void kn_split_struct_copies(LLVMValueRef fn);
+
 /* ---- cuda/byval.c: kernel parameters that are structs passed by value ---- */
 
 /* The struct type of parameter i of `fn` where it is passed byval, or NULL. */

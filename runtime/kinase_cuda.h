@@ -85,7 +85,8 @@ enum {
   KINASE_PARAM_OWNED = 1u << 23,   /* read only, each thread its own part: always 'd' */
   KINASE_PARAM_F16 = 1u << 24,     /* a pointer through which only __half values move */
   KINASE_PARAM_BF16 = 1u << 25,    /* a pointer through which only __nv_bfloat16 values move */
-  KINASE_PARAM_STRUCT = 1u << 26,  /* a struct passed by value (its size in the low bits) */
+  KINASE_PARAM_STRUCT = 1u << 26,  /* a struct passed by value (its size in the low bits);
+                                      READ, WRITTEN: through its pointer fields */
 };
 
 /* After the parameter words, the kernel info holds, for each STRUCT

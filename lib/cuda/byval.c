@@ -37,41 +37,14 @@ void cuda_copy_byval_attributes(LLVMValueRef from, unsigned from_index, LLVMValu
       LLVMAddAttributeAtIndex(to, to_index + 1, kept[k]);
 }
 
-/* The scalar leaves of `type` at their byte offsets from `offset`. */
-typedef struct {
-  LLVMTypeRef type;
-  uint64_t offset;
-} Leaf;
-
 /* cuda_fp16.h's and cuda_bf16.h's types are structs of 16-bit integers
- * that Kinase reads as half and bfloat16 (rules/asm.c). */
+ * that Kinase reads as half and bfloat16 (rules/asm.c): one field each. */
 static bool is_half_struct(LLVMTypeRef type) {
   const char *name = LLVMGetStructName(type);
   return name && (strstr(name, "__half") || strstr(name, "__nv_bfloat16"));
 }
 
-static void leaves(LLVMTypeRef type, uint64_t offset, Leaf **out) {
-  switch (LLVMGetTypeKind(type)) {
-  case LLVMStructTypeKind:
-    if (is_half_struct(type)) {
-      arrput(*out, ((Leaf){LLVMHalfTypeInContext(kn_module.ctx), offset}));
-      return;
-    }
-    for (unsigned k = 0, n = LLVMCountStructElementTypes(type); k < n; k++)
-      leaves(LLVMStructGetTypeAtIndex(type, k), offset + LLVMOffsetOfElement(kn_module.layout, type, k),
-             out);
-    return;
-  case LLVMArrayTypeKind: {
-    LLVMTypeRef element = LLVMGetElementType(type);
-    uint64_t stride = LLVMABISizeOfType(kn_module.layout, element);
-    for (uint64_t k = 0, n = LLVMGetArrayLength2(type); k < n && arrlen(*out) <= 4 * MAX_FLOAT_FIELDS; k++)
-      leaves(element, offset + k * stride, out);
-    return;
-  }
-  default:
-    arrput(*out, ((Leaf){type, offset}));
-  }
-}
+static void leaves(LLVMTypeRef type, TypeLeaf **out) { kn_type_leaves(type, 0, is_half_struct, out); }
 
 static bool is_scalar_float(LLVMTypeRef t) {
   LLVMTypeKind k = LLVMGetTypeKind(t);
@@ -79,19 +52,19 @@ static bool is_scalar_float(LLVMTypeRef t) {
 }
 
 const char *cuda_struct_unsupported(LLVMTypeRef type) {
-  Leaf *all = NULL;
-  leaves(type, 0, &all);
+  TypeLeaf *all = NULL;
+  leaves(type, &all);
   const char *why = NULL;
   unsigned floats = 0;
   for (ptrdiff_t k = 0; k < arrlen(all) && !why; k++) {
     LLVMTypeRef t = all[k].type;
     floats += is_scalar_float(t);
-    if (kn_type_has_floats(t) && !is_scalar_float(t))
+    if (is_half_struct(t) || (kn_type_has_floats(t) && !is_scalar_float(t)))
       why = "it takes a struct by value with a field of half, bfloat16 or vector type, which "
             "Kinase does not differentiate in kernel parameters yet: pass that field as a "
             "parameter of its own";
   }
-  if (!why && (floats > MAX_FLOAT_FIELDS || arrlen(all) > 4 * MAX_FLOAT_FIELDS))
+  if (!why && (floats > MAX_FLOAT_FIELDS || arrlen(all) > KN_MAX_LEAVES))
     why = "it takes a struct by value with more than 64 float fields: pass its arrays through "
           "pointers";
   if (!why && LLVMABISizeOfType(kn_module.layout, type) > KINASE_PARAM_SIZE)
@@ -105,8 +78,8 @@ void cuda_struct_pointer_words(LLVMTypeRef type, uint32_t **words) {
   ptrdiff_t first = arrlen(*words);
   for (uint64_t w = 0; w < KINASE_STRUCT_POINTER_WORDS(size); w++)
     arrput(*words, 0);
-  Leaf *all = NULL;
-  leaves(type, 0, &all);
+  TypeLeaf *all = NULL;
+  leaves(type, &all);
   for (ptrdiff_t k = 0; k < arrlen(all); k++)
     if (kn_is_pointer_type(all[k].type) && all[k].offset % 8 == 0)
       (*words)[first + (ptrdiff_t)(all[k].offset / 256)] |= 1u << (all[k].offset / 8 % 32);
@@ -126,8 +99,8 @@ LLVMValueRef cuda_struct_shadow_copy(LLVMBuilderRef b, LLVMValueRef shadow_param
   LLVMBuildMemCpy(b, copy, align, shadow_param, align,
                   LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),
                                LLVMABISizeOfType(kn_module.layout, type), 0));
-  Leaf *all = NULL;
-  leaves(type, 0, &all);
+  TypeLeaf *all = NULL;
+  leaves(type, &all);
   for (ptrdiff_t k = 0; k < arrlen(all) && clear_floats; k++)
     if (is_scalar_float(all[k].type))
       LLVMBuildStore(b, LLVMConstNull(all[k].type), field_at(b, copy, all[k].offset));
@@ -142,8 +115,8 @@ void cuda_struct_accumulate(LLVMBuilderRef b, LLVMValueRef shadow, LLVMTypeRef t
   LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "next");
   LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, accumulator, ""), add, next);
   LLVMPositionBuilderAtEnd(b, add);
-  Leaf *all = NULL;
-  leaves(type, 0, &all);
+  TypeLeaf *all = NULL;
+  leaves(type, &all);
   for (ptrdiff_t k = 0; k < arrlen(all); k++) {
     if (!is_scalar_float(all[k].type))
       continue;

@@ -152,6 +152,20 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
   return flags;
 }
 
+/* KINASE_PARAM_READ / WRITTEN for the memory reached through the pointer
+ * fields of the struct `param` (a byval parameter) points to. */
+static uint32_t struct_field_uses(Effects *e, LLVMValueRef param, ValueSet *seen) {
+  uint32_t flags = 0;
+  for (LLVMUseRef use = LLVMGetFirstUse(param); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == param)
+      flags |= struct_field_uses(e, user, seen);
+    else if (LLVMIsALoadInst(user) && kn_is_pointer_type(LLVMTypeOf(user)))
+      flags |= pointer_uses(e, user, seen) & (KINASE_PARAM_READ | KINASE_PARAM_WRITTEN);
+  }
+  return flags;
+}
+
 /* Memory the kernel and its callees reach other than through pointer
  * parameters: globals of the device (not __shared__, not constant), and
  * memory behind pointers read from memory. */
@@ -188,8 +202,10 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
     uint32_t word = (uint32_t)LLVMABISizeOfType(kn_module.layout, type) & KINASE_PARAM_SIZE;
     LLVMTypeRef byval = cuda_byval_type(kernel, i);
     if (byval) {
-      word = KINASE_PARAM_STRUCT |
+      ValueSet seen = {0};
+      word = KINASE_PARAM_STRUCT | struct_field_uses(&e, LLVMGetParam(copy, i), &seen) |
              ((uint32_t)LLVMABISizeOfType(kn_module.layout, byval) & KINASE_PARAM_SIZE);
+      vset_free(&seen);
     } else if (kn_is_pointer_type(type)) {
       ValueSet seen = {0};
       uint32_t uses = pointer_uses(&e, LLVMGetParam(copy, i), &seen);
@@ -225,6 +241,9 @@ static LLVMValueRef inlined_copy(LLVMValueRef kernel) {
   char *name = kn_strdup_printf("kinase.inlined.%s", kn_function_name(kernel));
   LLVMValueRef copy = clone_function(kernel, name);
   free(name);
+  /* A struct parameter stays the copy's own, as the kernel's is. */
+  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++)
+    cuda_copy_byval_attributes(kernel, i, copy, i);
   rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
   return copy;
 }
@@ -486,6 +505,13 @@ static const char *not_emitted(LLVMValueRef kernel, const uint32_t *words) {
     const char *why = cuda_byval_type(kernel, i) ? cuda_struct_unsupported(cuda_byval_type(kernel, i)) : NULL;
     if (why)
       return why;
+    /* The runtime keeps copies of what a launch reads only through pointer
+     * parameters: a kernel overwriting what it read through a struct's
+     * field would have its reverse kernel read the new values. */
+    if ((words[i] & KINASE_PARAM_STRUCT) && (words[i] & KINASE_PARAM_WRITTEN))
+      return "it writes memory through a pointer field of a struct passed by value, which Kinase "
+             "does not differentiate yet: pass the pointers it writes through as parameters of "
+             "their own";
   }
   ValueSet seen = {0};
   bool nested = computes_derivatives(kernel, &seen);

@@ -253,6 +253,10 @@ LLVMValueRef abi_call_reverse(LLVMBuilderRef b, Signature *sig, LLVMValueRef *ar
 /* How many of `values` (at least 1) are the pieces, in order, of one local
  * structure or array passed by value (clang's eightbytes). */
 unsigned abi_pieces(LLVMValueRef *values, unsigned n);
+/* The byte offset of the constant GEP chain from `p` down to its local
+ * slot (an alloca), or false if some index is not constant or `p` is not
+ * in one. */
+bool abi_offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long long *offset);
 /* Whether a[0..k) and b[0..k) are the same pieces of two local structures. */
 bool abi_same_pieces(LLVMValueRef *a, LLVMValueRef *b, unsigned k);
 /* The global of an activity marker, declared if the module lacks it (a
@@ -639,6 +643,10 @@ bool asm_is_known(LLVMValueRef call);
  * only orders the compiler) or only comments (Eigen's
  * asm("#EIGEN PRODUCT PACK LHS"), which marks its kernels in listings). */
 bool asm_does_nothing(LLVMValueRef call);
+/* Whether `call` runs a conversion between __half or __nv_bfloat16 and an
+ * integer (__half2int_rz, __int2half_rn, ...), through which no derivative
+ * flows. */
+bool asm_carries_nothing(LLVMValueRef call);
 /* The text of the inline assembly `call` runs, for messages (the caller
  * frees it); NULL for another call. */
 char *asm_describe(LLVMValueRef call);
@@ -687,6 +695,44 @@ void libdevice_link_missing(void);
  * none. */
 void cuda_emit_kernel_derivatives(void);
 
+/* ---- core/structcopy.c: the fields of structs, and copies of whole ones ---- */
+
+/* The most scalar fields a struct is taken apart into. */
+#define KN_MAX_LEAVES 256
+typedef struct {
+  LLVMTypeRef type;
+  uint64_t offset;
+} TypeLeaf;
+/* Appends the scalar fields of `type` (fields of fields, elements of
+ * arrays) with their byte offsets from `offset`; a struct type for which
+ * `whole` (may be NULL) says true is one field. */
+void kn_type_leaves(LLVMTypeRef type, uint64_t offset, bool (*whole)(LLVMTypeRef), TypeLeaf **out);
+/* In `fn`, a copy about to be differentiated: each memcpy of a whole
+ * struct holding both pointers and floats into a local of that type
+ * becomes a load and a store per field. */
+void kn_split_struct_copies(LLVMValueRef fn);
+
+/* ---- cuda/byval.c: kernel parameters that are structs passed by value ---- */
+
+/* The struct type of parameter i of `fn` where it is passed byval, or NULL. */
+LLVMTypeRef cuda_byval_type(LLVMValueRef fn, unsigned i);
+/* Gives parameter to_index of `to` the byval and align attributes of
+ * parameter from_index of `from`. */
+void cuda_copy_byval_attributes(LLVMValueRef from, unsigned from_index, LLVMValueRef to,
+                                unsigned to_index);
+/* Why a kernel taking a struct of this type gets no derivative kernels, or NULL. */
+const char *cuda_struct_unsupported(LLVMTypeRef type);
+/* Appends the kernel info's pointer words of the struct (runtime/kinase_cuda.h). */
+void cuda_struct_pointer_words(LLVMTypeRef type, uint32_t **words);
+/* In a derivative kernel: a local copy of the shadow struct parameter,
+ * its float fields cleared for a reverse sweep to add into. */
+LLVMValueRef cuda_struct_shadow_copy(LLVMBuilderRef b, LLVMValueRef shadow_param, LLVMTypeRef type,
+                                     bool clear_floats);
+/* After a reverse sweep: the float fields of `shadow` added atomically into
+ * the same fields of *accumulator, unless it is NULL. */
+void cuda_struct_accumulate(LLVMBuilderRef b, LLVMValueRef shadow, LLVMTypeRef type,
+                            LLVMValueRef accumulator);
+
 /* ---- arena.c: tapes of reverse kernels in the launch's arena ---- */
 
 /* Device code's growth of a full tape vector (its records `size` bytes)
@@ -716,6 +762,27 @@ bool cuda_is_launch_stub(LLVMValueRef fn);
  * sweep) and `release` (which discards aug's record when an exception skips
  * the reverse sweep) in reverse mode, `deriv` in forward mode. */
 bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv, LLVMValueRef release);
+
+/* ---- cuda/stub.c: the stub's parameters that make each kernel parameter ---- */
+
+typedef struct {
+  unsigned nkernel;                /* the kernel's parameters */
+  int kernel_of[KN_MAX_PARAMS];    /* per stub parameter: the kernel parameter it is part of */
+  unsigned offset[KN_MAX_PARAMS];  /* per stub parameter: its offset in that one's bytes */
+  LLVMTypeRef slot[KN_MAX_PARAMS]; /* per kernel parameter: the type of the stub's local
+                                      holding it; NULL where a byval stub parameter is it */
+} StubLayout;
+/* Reads it from the stub's array for cudaLaunchKernel; false if the stub
+ * is not of the form clang writes. */
+bool cuda_stub_layout(LLVMValueRef stub, StubLayout *out);
+/* Whether kernel parameter k is a struct or array passed by value. */
+bool cuda_stub_aggregate(const StubLayout *layout, unsigned k);
+/* Whether `p` is in a local that nothing reads but the kernel launches it
+ * is passed to by value (a struct argument `k<<<g, b>>>(params)` that the
+ * host function filled field by field, or whose address goes into an
+ * argument array): a Const pointer stored there has a null shadow, as in a
+ * launch's argument slot. */
+bool cuda_is_launch_struct(LLVMValueRef p);
 
 /* ---- cuda/shared.c: extern __shared__ arrays in derivative kernels ---- */
 

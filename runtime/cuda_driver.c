@@ -22,7 +22,8 @@
  * `unneeded` (NULL-terminated: slots holding an enzyme_dupnoneed value
  * that the host function uses for nothing but launches); a float with a
  * shadow slot is 'o' (its adjoint is added into the slot, or its tangent
- * read from it); the rest 'c'. Empty for a kernel without kernel info,
+ * read from it); a struct with a shadow slot 'd' (the slot holds the
+ * shadow struct); the rest 'c'. Empty for a kernel without kernel info,
  * which kinase_rt_derivative reports. */
 static char *modes_of(const KinaseKernel *k, void **params, void **shadows, void **unneeded,
                       const char *where) {
@@ -38,6 +39,8 @@ static char *modes_of(const KinaseKernel *k, void **params, void **shadows, void
           modes[i] = 'n';
     } else if ((p & KINASE_PARAM_FLOAT) && slot) {
       modes[i] = 'o';
+    } else if ((p & KINASE_PARAM_STRUCT) && slot) {
+      modes[i] = 'd'; /* its slot's shadow is the shadow struct */
     }
   }
   modes[k->nparams] = 0;
@@ -100,6 +103,9 @@ void __kinase_driver_launch_reverse(KinaseLaunch *l, void **shadows) {
   for (uint32_t i = 0; i < n; i++) {
     active[i] = l->modes[i] == 'o';
     adjoints[i] = active[i] ? &sums[i] : NULL;
+    /* A struct's float fields take theirs in its shadow slot. */
+    if ((k->params[i] & KINASE_PARAM_STRUCT) && l->modes[i] == 'd')
+      adjoints[i] = shadows[i];
   }
   __kinase_launch_reverse(l, adjoints);
   for (uint32_t i = 0; i < n; i++) {

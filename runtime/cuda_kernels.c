@@ -52,8 +52,9 @@ static KinaseKernel *read_kernel(CUfunction function, const char *where) {
       kinase_rt_fail(where, "kernel '%s' has a malformed __kinase_kinfo_%s", k->name, k->name);
     k->nparams = info->nparams;
     k->flags = info->flags;
-    k->params = kinase_rt_alloc(k->nparams * sizeof *k->params + 1, where);
-    memcpy(k->params, info + 1, k->nparams * sizeof *k->params);
+    size_t words = (bytes - sizeof *info) / sizeof(uint32_t);
+    k->params = kinase_rt_alloc(words * sizeof *k->params + 1, where);
+    memcpy(k->params, info + 1, words * sizeof *k->params);
     free(info);
   }
   k->why = read_global(k->module, "__kinase_kwhy_", k->name, &bytes, where);
@@ -94,6 +95,7 @@ static bool modes_fit(const KinaseKernel *k, const char *modes) {
   for (uint32_t i = 0; i < k->nparams; i++) {
     bool fits = modes[i] == 'c' ||
                 ((modes[i] == 'd' || modes[i] == 'n') && (k->params[i] & KINASE_PARAM_POINTER)) ||
+                (modes[i] == 'd' && (k->params[i] & KINASE_PARAM_STRUCT)) ||
                 (modes[i] == 'o' && (k->params[i] & KINASE_PARAM_FLOAT));
     if (!fits)
       return false;

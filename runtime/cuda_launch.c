@@ -45,16 +45,19 @@ static size_t derivative_shmem(const KinaseKernel *k, CUfunction f, size_t shmem
 }
 
 /* The parameters of a derivative kernel of k: values[i] for each parameter,
- * followed by extra[i] for a pointer or float parameter; then, for a
- * reverse kernel, `arena` (it points to the arena's pointer). */
-static void **derivative_params(const KinaseKernel *k, void **values, void **extra, void **arena,
-                                const char *where) {
-  void **params = kinase_rt_alloc((2 * k->nparams + 1) * sizeof *params, where);
+ * followed by extra[i] for a pointer, float or struct parameter, and for a
+ * struct in a reverse kernel by accumulators[i]; then, for a reverse
+ * kernel, `arena` (it points to the arena's pointer). */
+static void **derivative_params(const KinaseKernel *k, void **values, void **extra,
+                                void **accumulators, void **arena, const char *where) {
+  void **params = kinase_rt_alloc((3 * k->nparams + 1) * sizeof *params, where);
   size_t n = 0;
   for (uint32_t i = 0; i < k->nparams; i++) {
     params[n++] = values[i];
-    if (k->params[i] & (KINASE_PARAM_POINTER | KINASE_PARAM_FLOAT))
+    if (k->params[i] & (KINASE_PARAM_POINTER | KINASE_PARAM_FLOAT | KINASE_PARAM_STRUCT))
       params[n++] = extra[i];
+    if ((k->params[i] & KINASE_PARAM_STRUCT) && accumulators)
+      params[n++] = accumulators[i];
   }
   if (arena)
     params[n++] = arena;
@@ -99,6 +102,9 @@ static KinaseLaunch *record(const KinaseKernel *k, CUfunction reverse, const CUl
     l->values[i] = memcpy(value, args[i], param_bytes(k, i));
     value += aligned16(param_bytes(k, i));
     l->shadows[i] = l->scratch[i] = NULL;
+    if (k->params[i] & KINASE_PARAM_STRUCT)
+      l->scratch[i] = kinase_rt_struct_shadow(k, i, args[i], modes[i] == 'd' && shadows ? shadows[i] : NULL,
+                                              stream, where);
     if (!(k->params[i] & KINASE_PARAM_POINTER))
       continue;
     if (kinase_rt_shadow_used(modes, shadows, i))
@@ -137,6 +143,16 @@ KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, const CUlaunchConf
   return l;
 }
 
+/* A scratch shadow of parameter i, or the shadow struct of a struct
+ * parameter, freed (NULL: none). */
+static void free_scratch(const KinaseKernel *k, uint32_t i, void *scratch, cudaStream_t stream,
+                         const char *where) {
+  if (scratch && (k->params[i] & KINASE_PARAM_STRUCT))
+    kinase_rt_struct_shadow_free(scratch, stream, where);
+  else if (scratch)
+    CHECK(where, cudaFreeAsync, scratch, stream);
+}
+
 /* An active float parameter whose adjoint the caller wants. */
 static bool adjoint_wanted(const KinaseLaunch *l, void **adjoints, uint32_t i) {
   return (l->kernel->params[i] & KINASE_PARAM_FLOAT) && l->modes[i] == 'o' && adjoints &&
@@ -147,8 +163,7 @@ static bool adjoint_wanted(const KinaseLaunch *l, void **adjoints, uint32_t i) {
  * scratch shadows, the snapshots, the record. */
 static void free_record(KinaseLaunch *l) {
   for (uint32_t i = 0; i < l->kernel->nparams; i++)
-    if (l->scratch[i])
-      CHECK(l->where, cudaFreeAsync, l->scratch[i], l->stream);
+    free_scratch(l->kernel, i, l->scratch[i], l->stream, l->where);
   kinase_rt_snapshots_free(l);
   free(l->values);
   free(l);
@@ -170,9 +185,9 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
   }
 
   /* slots[i]: the primal pointer (into a snapshot where there is one), or
-   * the accumulator of a float parameter. */
-  void **slots = kinase_rt_alloc(3 * n * sizeof *slots, where);
-  void **values = slots + n, **extra = slots + 2 * n;
+   * the accumulator of a float parameter or of a struct's float fields. */
+  void **slots = kinase_rt_alloc(4 * n * sizeof *slots, where);
+  void **values = slots + n, **extra = slots + 2 * n, **fields = slots + 3 * n;
   uint32_t next = 0;
   for (uint32_t i = 0; i < n; i++) {
     values[i] = l->values[i];
@@ -183,10 +198,16 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
     } else if (k->params[i] & KINASE_PARAM_FLOAT) {
       slots[i] = adjoint_wanted(l, adjoints, i) ? (char *)accumulators + 8 * next++ : NULL;
       extra[i] = &slots[i];
+    } else if (k->params[i] & KINASE_PARAM_STRUCT) {
+      extra[i] = kinase_rt_struct_shadow_bytes(l->scratch[i]);
+      slots[i] = adjoints && adjoints[i]
+                     ? kinase_rt_struct_accumulator(k, i, adjoints[i], l->stream, where)
+                     : NULL;
+      fields[i] = &slots[i];
     }
   }
   void *arena = NULL;
-  void **params = derivative_params(k, values, extra, &arena, where);
+  void **params = derivative_params(k, values, extra, fields, &arena, where);
   size_t shmem = derivative_shmem(k, l->reverse, l->config.sharedMemBytes, where);
   kinase_rt_reverse_begin(l->stream, where);
   if (k->flags & KINASE_KERNEL_TAPE_ARENA) {
@@ -219,6 +240,9 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
     free(sums);
     CHECK(where, cudaFreeAsync, accumulators, l->stream);
   }
+  for (uint32_t i = 0; i < n; i++)
+    if ((k->params[i] & KINASE_PARAM_STRUCT) && slots[i])
+      kinase_rt_struct_accumulated(k, i, slots[i], adjoints[i], l->stream, where);
   free(slots);
   free_record(l);
 }
@@ -249,6 +273,13 @@ void kinase_rt_launch_tangent(const KinaseKernel *k, const CUlaunchConfig *confi
   void **extra = kinase_rt_alloc(3 * n * sizeof *extra, where);
   void **scratch = extra + n, **shadow_values = extra + 2 * n;
   for (uint32_t i = 0; i < n; i++) {
+    if (k->params[i] & KINASE_PARAM_STRUCT) {
+      shadow_values[i] = NULL;
+      scratch[i] = kinase_rt_struct_shadow(k, i, args[i], modes[i] == 'd' && tangents ? tangents[i] : NULL,
+                                           stream, where);
+      extra[i] = kinase_rt_struct_shadow_bytes(scratch[i]);
+      continue;
+    }
     bool pointer = k->params[i] & KINASE_PARAM_POINTER;
     bool given = pointer ? kinase_rt_shadow_used(modes, tangents, i)
                          : modes[i] == 'o' && tangents && tangents[i];
@@ -263,14 +294,13 @@ void kinase_rt_launch_tangent(const KinaseKernel *k, const CUlaunchConfig *confi
     }
   }
   kinase_rt_learn_types(k, args, shadow_values, where);
-  void **params = derivative_params(k, args, extra, NULL, where);
+  void **params = derivative_params(k, args, extra, NULL, NULL, where);
   kinase_rt_protect_writes(k, args, stream, where);
   size_t shmem = derivative_shmem(k, forward, config->sharedMemBytes, where);
   kinase_rt_check_cooperative(k, forward, "forward", &derivative, shmem, where);
   launch(forward, &derivative, shmem, params, where);
   for (uint32_t i = 0; i < n; i++)
-    if (scratch[i])
-      CHECK(where, cudaFreeAsync, scratch[i], stream);
+    free_scratch(k, i, scratch[i], stream, where);
   free(derivative.attrs);
   free(params);
   free(extra);

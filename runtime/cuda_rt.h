@@ -38,7 +38,8 @@ typedef struct {
   char *name;          /* K's PTX name, NAME */
   uint32_t nparams;
   uint32_t flags;      /* KINASE_KERNEL_* */
-  uint32_t *params;    /* KINASE_PARAM_* per parameter; NULL: no __kinase_kinfo_NAME */
+  uint32_t *params;    /* KINASE_PARAM_* per parameter, then the pointer words of
+                          struct parameters; NULL: no __kinase_kinfo_NAME */
   char *why;           /* __kinase_kwhy_NAME, or NULL */
 } KinaseKernel;
 
@@ -110,6 +111,25 @@ KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, const CUlaunchConf
 void kinase_rt_launch_tangent(const KinaseKernel *k, const CUlaunchConfig *config, void **args,
                               void **tangents, const char *modes, const char *where);
 
+/* ---- cuda_struct.c: structs passed by value (KINASE_PARAM_STRUCT) ---- */
+
+typedef struct KinaseStructShadow KinaseStructShadow;
+/* The shadow struct of struct parameter i of k, whose bytes are `value`:
+ * a copy of `shadow` (NULL: zeros), with a zeroed scratch shadow in each
+ * pointer field that is NULL where the value's is not. */
+KinaseStructShadow *kinase_rt_struct_shadow(const KinaseKernel *k, uint32_t i, const void *value,
+                                            const void *shadow, cudaStream_t stream,
+                                            const char *where);
+void *kinase_rt_struct_shadow_bytes(KinaseStructShadow *s);
+void kinase_rt_struct_shadow_free(KinaseStructShadow *s, cudaStream_t stream, const char *where);
+/* A device copy of `adjoints` (host memory of the struct's layout) for a
+ * reverse kernel to add the float fields' adjoints into; then copied back
+ * over `adjoints` (its other bytes unchanged) and freed. */
+void *kinase_rt_struct_accumulator(const KinaseKernel *k, uint32_t i, const void *adjoints,
+                                   cudaStream_t stream, const char *where);
+void kinase_rt_struct_accumulated(const KinaseKernel *k, uint32_t i, void *accumulator,
+                                  void *adjoints, cudaStream_t stream, const char *where);
+
 /* ---- cuda_snapshot.c: copies of memory that pending launches read ---- */
 
 typedef struct {
@@ -131,7 +151,8 @@ struct KinaseLaunch {
   char *modes;
   void **values;  /* per parameter: a copy of its bytes */
   void **shadows; /* per parameter: its shadow pointer where used, else NULL */
-  void **scratch; /* per parameter: a scratch shadow to free, else NULL */
+  void **scratch; /* per parameter: a scratch shadow to free (a KinaseStructShadow
+                     for a struct parameter), else NULL */
   KinaseSnapshot *snapshots;
   uint32_t nsnapshots;
 };

@@ -45,6 +45,14 @@
  *     or not: in reverse kernels a pointer to a device accumulator of its
  *     type, to which every thread adds its adjoint (NULL: not wanted); in
  *     forward kernels its tangent, by value (zero where not active);
+ *   - a struct passed by value (KINASE_PARAM_STRUCT): its shadow struct, by
+ *     value, of the same layout: each pointer field holds that field's
+ *     shadow (never NULL where the field is not: the runtime gives a Const
+ *     field a zeroed scratch shadow), and in forward kernels each float or
+ *     double field its tangent; in reverse kernels one more, a pointer to a
+ *     struct of that layout in device memory (NULL: not wanted) to whose
+ *     float and double fields every thread adds their adjoints, leaving
+ *     its other bytes as they are;
  *   - any other parameter: nothing;
  * and, for reverse kernels, one more: the tape arena (KinaseTapeArena).
  */
@@ -77,7 +85,14 @@ enum {
   KINASE_PARAM_OWNED = 1u << 23,   /* read only, each thread its own part: always 'd' */
   KINASE_PARAM_F16 = 1u << 24,     /* a pointer through which only __half values move */
   KINASE_PARAM_BF16 = 1u << 25,    /* a pointer through which only __nv_bfloat16 values move */
+  KINASE_PARAM_STRUCT = 1u << 26,  /* a struct passed by value (its size in the low bits);
+                                      READ, WRITTEN: through its pointer fields */
 };
+
+/* After the parameter words, the kernel info holds, for each STRUCT
+ * parameter in order, this many words: bit b of word w is set where the
+ * eight bytes at offset 8 * (32 w + b) of the struct hold a pointer. */
+#define KINASE_STRUCT_POINTER_WORDS(size) (((size) + 255) / 256)
 
 /* Kernel-wide facts. */
 enum {
@@ -133,7 +148,10 @@ typedef struct KinaseLaunch KinaseLaunch;
  * takes them); shadows[i] points to the shadow of pointer parameter i (to a
  * pointer, as args[i] points to the primal pointer) where modes[i] is 'd' or
  * 'n', and is NULL otherwise; a NULL shadow pointer makes the parameter
- * Const ('c' in PAT). Launches K (unless skipped), remembers what the
+ * Const ('c' in PAT). A struct parameter (KINASE_PARAM_STRUCT) is 'd'
+ * where shadows[i] points to its shadow struct (pointer fields: shadows,
+ * NULL for Const; float fields: tangents in __kinase_launch_tangent), 'c'
+ * otherwise (all its fields Const). Launches K (unless skipped), remembers what the
  * reverse sweep needs, and returns it. `where` names the differentiated host
  * function, for messages. */
 KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3],
@@ -144,7 +162,9 @@ KinaseLaunch *__kinase_launch_augment(const void *kernel, const uint32_t grid[3]
 /* The reverse sweep of that launch: launches the reverse kernel with the
  * same configuration, on the same stream. For each parameter with modes[i]
  * == 'o', stores the sum over threads of its adjoint into *adjoints[i] (a
- * host float or double, the parameter's type). Frees `launch`. */
+ * host float or double, the parameter's type); for a struct parameter,
+ * adds the sums of its float fields' adjoints into those fields of the
+ * struct adjoints[i] points to (NULL: not wanted). Frees `launch`. */
 void __kinase_launch_reverse(KinaseLaunch *launch, void **adjoints);
 
 /* In place of the reverse sweep when an exception unwinds through the

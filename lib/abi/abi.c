@@ -344,59 +344,48 @@ static LLVMTypeRef byval_type(LLVMValueRef fn, unsigned i) {
   return a ? LLVMGetTypeAttributeValue(a) : NULL;
 }
 
-/* How many scalars `t` is, fields of fields and elements of arrays. */
-static unsigned leaf_count(LLVMTypeRef t) {
-  switch (LLVMGetTypeKind(t)) {
-  case LLVMStructTypeKind: {
-    unsigned n = 0;
-    for (unsigned k = 0; k < LLVMCountStructElementTypes(t); k++)
-      n += leaf_count(LLVMStructGetTypeAtIndex(t, k));
-    return n;
-  }
-  case LLVMArrayTypeKind:
-    return (unsigned)LLVMGetArrayLength2(t) * leaf_count(LLVMGetElementType(t));
-  default:
-    return 1;
-  }
-}
-
-/* Stores values[*k...] into the scalars of the `t` at `at`, in order;
- * false where a value's type is not its scalar's. */
-static bool store_leaves(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef at, LLVMValueRef *values, unsigned *k) {
-  LLVMTypeKind kind = LLVMGetTypeKind(t);
-  if (kind != LLVMStructTypeKind && kind != LLVMArrayTypeKind) {
-    if (LLVMTypeOf(values[*k]) != t)
-      return false;
+/* Stores values[*k...] (n of them) into the `t` at `at`, in order: a value
+ * of a field's type fills it whole (clang passes an array field as one
+ * [N x float]), else the field's own fields take the next values; false
+ * where they run out or a scalar's type differs. */
+static bool store_leaves(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef at, LLVMValueRef *values, unsigned n,
+                         unsigned *k) {
+  if (*k >= n)
+    return false;
+  if (LLVMTypeOf(values[*k]) == t) {
     LLVMBuildStore(b, values[(*k)++], at);
     return true;
   }
-  unsigned n = kind == LLVMStructTypeKind ? LLVMCountStructElementTypes(t) : (unsigned)LLVMGetArrayLength2(t);
+  LLVMTypeKind kind = LLVMGetTypeKind(t);
+  if (kind != LLVMStructTypeKind && kind != LLVMArrayTypeKind)
+    return false;
+  unsigned fields = kind == LLVMStructTypeKind ? LLVMCountStructElementTypes(t) : (unsigned)LLVMGetArrayLength2(t);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
-  for (unsigned f = 0; f < n; f++) {
+  for (unsigned f = 0; f < fields; f++) {
     LLVMValueRef index[2] = {LLVMConstInt(i32, 0, 0), LLVMConstInt(i32, f, 0)};
     LLVMValueRef field = LLVMBuildInBoundsGEP2(b, t, at, index, 2, "");
     LLVMTypeRef ft = kind == LLVMStructTypeKind ? LLVMStructGetTypeAtIndex(t, f) : LLVMGetElementType(t);
-    if (!store_leaves(b, ft, field, values, k))
+    if (!store_leaves(b, ft, field, values, n, k))
       return false;
   }
   return true;
 }
 
 /* A struct passed by value through the variadic call arrives, on NVPTX
- * (device code), as its scalars, one argument each, where the function
+ * (device code), as its fields, one argument each, where the function
  * takes the struct byval: they are put together in a slot of the caller, whose address is
  * the argument. NULL (with an error) where they do not fit the struct. */
 static LLVMValueRef gather_byval(Request *r, unsigned i, LLVMTypeRef t, LLVMTypeRef param, unsigned *cursor) {
-  unsigned n = leaf_count(t), k = 0;
+  unsigned k = 0;
   LLVMBuilderRef entry = kn_entry_builder(LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call)));
   LLVMValueRef slot = LLVMBuildAlloca(entry, t, "byval.arg");
   LLVMDisposeBuilder(entry);
-  if (*cursor + n > r->nactual || !store_leaves(r->b, t, slot, r->actual + *cursor, &k)) {
+  if (!store_leaves(r->b, t, slot, r->actual + *cursor, r->nactual - *cursor, &k)) {
     request_error(r, "the arguments for parameter %u of '%s', a struct passed by value, do not match its fields",
                   i + 1, kn_function_name(r->fn));
     return NULL;
   }
-  *cursor += n;
+  *cursor += k;
   return LLVMTypeOf(slot) == param ? slot : LLVMBuildAddrSpaceCast(r->b, slot, param, "");
 }
 

@@ -12,7 +12,7 @@
 
 /* The byte offset of the constant GEP chain from `p` down to its local
  * slot, or false if some index is not constant or `p` is not in one. */
-static bool offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long long *offset) {
+bool abi_offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long long *offset) {
   *offset = 0;
   while (LLVMIsAGetElementPtrInst(p)) {
     LLVMTypeRef type = LLVMGetGEPSourceElementType(p);
@@ -42,7 +42,7 @@ static bool offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long lon
 /* Whether `v` loads a part of a local structure or array (smaller than
  * it), and from where. */
 static bool piece_of(LLVMValueRef v, LLVMValueRef *slot, unsigned long long *offset) {
-  if (!LLVMIsALoadInst(v) || !offset_in_slot(LLVMGetOperand(v, 0), slot, offset))
+  if (!LLVMIsALoadInst(v) || !abi_offset_in_slot(LLVMGetOperand(v, 0), slot, offset))
     return false;
   LLVMTypeRef whole = LLVMGetAllocatedType(*slot);
   LLVMTypeKind kind = LLVMGetTypeKind(whole);

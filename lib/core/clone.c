@@ -158,6 +158,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     LLVMDeleteFunction(copy);
     return false;
   }
+  kn_split_struct_copies(copy);
   simplify_registers(copy);
   if (!asm_lower_pairs(copy, sig->fn) || !pairbits_as_lanes(copy, sig->fn)) {
     LLVMDeleteFunction(copy);

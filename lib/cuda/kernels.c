@@ -152,6 +152,20 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
   return flags;
 }
 
+/* KINASE_PARAM_READ / WRITTEN for the memory reached through the pointer
+ * fields of the struct `param` (a byval parameter) points to. */
+static uint32_t struct_field_uses(Effects *e, LLVMValueRef param, ValueSet *seen) {
+  uint32_t flags = 0;
+  for (LLVMUseRef use = LLVMGetFirstUse(param); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == param)
+      flags |= struct_field_uses(e, user, seen);
+    else if (LLVMIsALoadInst(user) && kn_is_pointer_type(LLVMTypeOf(user)))
+      flags |= pointer_uses(e, user, seen) & (KINASE_PARAM_READ | KINASE_PARAM_WRITTEN);
+  }
+  return flags;
+}
+
 /* Memory the kernel and its callees reach other than through pointer
  * parameters: globals of the device (not __shared__, not constant), and
  * memory behind pointers read from memory. */
@@ -186,7 +200,13 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
   for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++) {
     LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(kernel, i));
     uint32_t word = (uint32_t)LLVMABISizeOfType(kn_module.layout, type) & KINASE_PARAM_SIZE;
-    if (kn_is_pointer_type(type)) {
+    LLVMTypeRef byval = cuda_byval_type(kernel, i);
+    if (byval) {
+      ValueSet seen = {0};
+      word = KINASE_PARAM_STRUCT | struct_field_uses(&e, LLVMGetParam(copy, i), &seen) |
+             ((uint32_t)LLVMABISizeOfType(kn_module.layout, byval) & KINASE_PARAM_SIZE);
+      vset_free(&seen);
+    } else if (kn_is_pointer_type(type)) {
       ValueSet seen = {0};
       uint32_t uses = pointer_uses(&e, LLVMGetParam(copy, i), &seen);
       vset_free(&seen);
@@ -221,6 +241,9 @@ static LLVMValueRef inlined_copy(LLVMValueRef kernel) {
   char *name = kn_strdup_printf("kinase.inlined.%s", kn_function_name(kernel));
   LLVMValueRef copy = clone_function(kernel, name);
   free(name);
+  /* A struct parameter stays the copy's own, as the kernel's is. */
+  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++)
+    cuda_copy_byval_attributes(kernel, i, copy, i);
   rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
   return copy;
 }
@@ -236,43 +259,56 @@ static void add_device_global(const char *prefix, const char *kernel, LLVMValueR
   free(name);
 }
 
-static void emit_info(const char *kernel, const uint32_t *words, uint32_t flags) {
-  LLVMValueRef *values = NULL;
-  arrput(values, LLVMConstInt(i32_type(), KINASE_KERNEL_INFO_MAGIC, 0));
-  arrput(values, LLVMConstInt(i32_type(), (unsigned long long)arrlen(words), 0));
-  arrput(values, LLVMConstInt(i32_type(), flags, 0));
+/* The kernel info: the header, the parameter words, then the pointer words
+ * of its struct parameters. */
+static void emit_info(LLVMValueRef kernel, const uint32_t *words, uint32_t flags) {
+  uint32_t *all = NULL;
+  arrput(all, KINASE_KERNEL_INFO_MAGIC);
+  arrput(all, (uint32_t)arrlen(words));
+  arrput(all, flags);
   for (ptrdiff_t i = 0; i < arrlen(words); i++)
-    arrput(values, LLVMConstInt(i32_type(), words[i], 0));
-  add_device_global("kinfo", kernel, LLVMConstArray2(i32_type(), values, (uint64_t)arrlen(values)));
+    arrput(all, words[i]);
+  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++)
+    if (cuda_byval_type(kernel, i))
+      cuda_struct_pointer_words(cuda_byval_type(kernel, i), &all);
+  LLVMValueRef *values = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(all); i++)
+    arrput(values, LLVMConstInt(i32_type(), all[i], 0));
+  add_device_global("kinfo", kn_function_name(kernel),
+                    LLVMConstArray2(i32_type(), values, (uint64_t)arrlen(values)));
   arrfree(values);
+  arrfree(all);
 }
 
 static void emit_reason(const char *kernel, const char *why) {
   add_device_global("kwhy", kernel, LLVMConstStringInContext2(kn_module.ctx, why, strlen(why), 0));
 }
 
-/* A derivative kernel: every parameter of `kernel`, each pointer followed by
- * its shadow, each float by its accumulator (reverse) or tangent (forward).
- * pattern[k] is the k-th pointer parameter's letter: 'd', 'c', or 'n' (dup,
- * its results not needed). */
 /* A reverse kernel's forward part, and the branch after it that a counting
  * launch will take to return (false until cuda_arena_connect). */
 typedef struct {
   LLVMValueRef aug, gate;
 } ForwardPart;
 
-/* A derivative kernel of `kernel` (its inlined copy `body`); for a reverse
- * one, *part says where its forward part ends. */
+/* A derivative kernel of `kernel` (its inlined copy `body`): every
+ * parameter of `kernel`, each pointer followed by its shadow, each float by
+ * its accumulator (reverse) or tangent (forward), each struct passed by
+ * value by its shadow struct and, in reverse, the accumulator of its float
+ * fields (cuda/byval.c). pattern[k] is the k-th pointer parameter's letter:
+ * 'd', 'c', or 'n' (dup, its results not needed). For a reverse kernel,
+ * *part says where its forward part ends. */
 static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, const uint32_t *words,
                                       uint32_t kernel_flags, Mode mode, const char *pattern,
                                       ForwardPart *part) {
   unsigned n = LLVMCountParams(kernel), nparams = 0, nargs = 0, pointer = 0;
-  LLVMTypeRef params[2 * KN_MAX_PARAMS];
+  LLVMTypeRef params[3 * KN_MAX_PARAMS + 1];
   for (unsigned i = 0; i < n; i++) {
     LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(kernel, i));
     params[nparams++] = type;
-    if (words[i] & KINASE_PARAM_POINTER)
+    if (words[i] & (KINASE_PARAM_POINTER | KINASE_PARAM_STRUCT))
       params[nparams++] = type;
+    if ((words[i] & KINASE_PARAM_STRUCT) && mode == MODE_REVERSE)
+      params[nparams++] = ptr_type();
     else if (words[i] & KINASE_PARAM_FLOAT)
       params[nparams++] = mode == MODE_REVERSE ? ptr_type() : type;
   }
@@ -284,6 +320,15 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
       kn_module.mod, name, LLVMFunctionType(LLVMVoidTypeInContext(kn_module.ctx), params, nparams, 0));
   free(name);
   LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+  for (unsigned i = 0, p = 0; i < n; i++, p++) {
+    if (words[i] & KINASE_PARAM_STRUCT) {
+      cuda_copy_byval_attributes(kernel, i, fn, p);
+      cuda_copy_byval_attributes(kernel, i, fn, ++p);
+      p += mode == MODE_REVERSE;
+    } else if (words[i] & (KINASE_PARAM_POINTER | KINASE_PARAM_FLOAT)) {
+      p++;
+    }
+  }
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "entry"));
 
@@ -296,6 +341,13 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
       sig.frozen |= 1ull << i;
   LLVMValueRef args[2 * KN_MAX_PARAMS + 2], accumulators[KN_MAX_PARAMS];
   unsigned naccumulators = 0;
+  /* Per struct parameter: its type, the shadow struct the sweep adds
+   * into, and where the float fields' adjoints go. */
+  struct {
+    LLVMTypeRef type;
+    LLVMValueRef shadow, accumulator;
+  } structs[KN_MAX_PARAMS];
+  unsigned nstructs = 0;
   for (unsigned i = 0, p = 0; i < n; i++) {
     LLVMValueRef primal = LLVMGetParam(fn, p++);
     args[nargs++] = primal;
@@ -307,6 +359,15 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
         sig.params[i] = letter == 'n' ? ACT_DUPNONEED : ACT_DUP;
         args[nargs++] = shadow;
       }
+    } else if (words[i] & KINASE_PARAM_STRUCT) {
+      LLVMTypeRef type = cuda_byval_type(kernel, i);
+      LLVMValueRef shadow = cuda_struct_shadow_copy(b, LLVMGetParam(fn, p++), type, mode == MODE_REVERSE);
+      LLVMValueRef accumulator = mode == MODE_REVERSE ? LLVMGetParam(fn, p++) : NULL;
+      sig.params[i] = ACT_DUP;
+      args[nargs++] = shadow;
+      structs[nstructs].type = type;
+      structs[nstructs].shadow = shadow;
+      structs[nstructs++].accumulator = accumulator;
     } else if (words[i] & KINASE_PARAM_FLOAT) {
       LLVMValueRef extra = LLVMGetParam(fn, p++);
       sig.params[i] = mode == MODE_REVERSE ? ACT_OUT : ACT_DUP;
@@ -345,6 +406,8 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
       LLVMBuildBr(b, next);
       LLVMPositionBuilderAtEnd(b, next);
     }
+    for (unsigned k = 0; k < nstructs; k++)
+      cuda_struct_accumulate(b, structs[k].shadow, structs[k].type, structs[k].accumulator);
   }
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
@@ -435,33 +498,34 @@ static bool computes_derivatives(LLVMValueRef fn, ValueSet *seen) {
 }
 
 /* Why `kernel` gets no derivative kernels, or NULL. */
-/* A parameter clang passes byval: a struct the launch copies by value. */
-static bool takes_struct_by_value(LLVMValueRef kernel) {
-  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
-  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++)
-    if (LLVMGetEnumAttributeAtIndex(kernel, i + 1, byval))
-      return true;
-  return false;
-}
-
 static const char *not_emitted(LLVMValueRef kernel, const uint32_t *words) {
   if (LLVMCountParams(kernel) > KN_MAX_PARAMS)
     return "it has too many parameters";
-  /* The runtime passes parameters by their size and shadows pointers
-   * parameters only: the arrays inside a struct would have none. */
-  if (takes_struct_by_value(kernel))
-    return "it takes a struct by value, which Kinase does not differentiate in kernels yet: pass the "
-           "struct's members as parameters of their own";
+  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++) {
+    const char *why = cuda_byval_type(kernel, i) ? cuda_struct_unsupported(cuda_byval_type(kernel, i)) : NULL;
+    if (why)
+      return why;
+    /* The runtime keeps copies of what a launch reads only through pointer
+     * parameters: a kernel overwriting what it read through a struct's
+     * field would have its reverse kernel read the new values. */
+    if ((words[i] & KINASE_PARAM_STRUCT) && (words[i] & KINASE_PARAM_WRITTEN))
+      return "it writes memory through a pointer field of a struct passed by value, which Kinase "
+             "does not differentiate yet: pass the pointers it writes through as parameters of "
+             "their own";
+  }
   ValueSet seen = {0};
   bool nested = computes_derivatives(kernel, &seen);
   vset_free(&seen);
   if (nested)
     return "it computes derivatives itself (__enzyme_* in device code): differentiate the "
            "function it differentiates instead";
-  for (ptrdiff_t i = 0; i < arrlen(words); i++)
-    if ((words[i] & KINASE_PARAM_FLOAT) ||
+  for (ptrdiff_t i = 0; i < arrlen(words); i++) {
+    LLVMTypeRef byval = cuda_byval_type(kernel, (unsigned)i);
+    bool struct_reaches = byval && (kn_type_has_floats(byval) || kn_type_has_pointers(byval));
+    if ((words[i] & KINASE_PARAM_FLOAT) || struct_reaches ||
         ((words[i] & KINASE_PARAM_POINTER) && !(words[i] & KINASE_PARAM_NO_FLOATS)))
       return NULL;
+  }
   return "no floating-point value reaches it through its parameters";
 }
 
@@ -480,7 +544,7 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   if (body)
     mark_owned(body, words);
   if (reason) {
-    emit_info(name, words, flags);
+    emit_info(kernel, words, flags);
     emit_reason(name, reason);
     arrfree(words);
     return;
@@ -508,7 +572,7 @@ static void emit_for_kernel(LLVMValueRef kernel) {
       cuda_arena_connect(made[i], parts[i].gate);
   }
   arrfree(parts);
-  emit_info(name, words, flags);
+  emit_info(kernel, words, flags);
   abi_size_tape_slots();
   LLVMDeleteFunction(body); /* the derivatives are made from copies of it */
   if (why) {

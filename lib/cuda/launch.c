@@ -65,22 +65,55 @@ static LLVMValueRef where_string(LLVMBuilderRef b, LLVMValueRef stub) {
   return s;
 }
 
-/* An array of n pointers, element i pointing to a fresh slot holding
- * values[i] (NULL values give NULL elements): what cudaLaunchKernel takes
- * as its arguments, and the runtime as shadows. */
-static LLVMValueRef pointer_array(LLVMBuilderRef b, LLVMValueRef *values, unsigned n) {
+/* An array of n pointers (NULL elements give NULL): what cudaLaunchKernel
+ * takes as its arguments, and the runtime as shadows. */
+static LLVMValueRef pointer_array(LLVMBuilderRef b, LLVMValueRef *elements, unsigned n) {
   LLVMTypeRef type = LLVMArrayType2(ptr_type(), n ? n : 1);
   LLVMValueRef array = LLVMBuildAlloca(b, type, "kinase.args");
   for (unsigned i = 0; i < n; i++) {
-    LLVMValueRef element = LLVMConstNull(ptr_type());
-    if (values[i]) {
-      element = LLVMBuildAlloca(b, LLVMTypeOf(values[i]), "");
-      LLVMBuildStore(b, values[i], element);
-    }
     LLVMValueRef index = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx), i, 0);
-    LLVMBuildStore(b, element, LLVMBuildGEP2(b, ptr_type(), array, &index, 1, ""));
+    LLVMBuildStore(b, elements[i] ? elements[i] : LLVMConstNull(ptr_type()),
+                   LLVMBuildGEP2(b, ptr_type(), array, &index, 1, ""));
   }
   return array;
+}
+
+static LLVMValueRef at_offset(LLVMBuilderRef b, LLVMValueRef base, unsigned offset) {
+  LLVMValueRef index = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx), offset, 0);
+  return LLVMBuildGEP2(b, LLVMInt8TypeInContext(kn_module.ctx), base, &index, 1, "");
+}
+
+/* A fresh local of `type`, zeroed where `zeroed`, holding values[j] at its
+ * offset for each stub parameter j that is part of kernel parameter k and
+ * has a value (NULL: none). */
+static LLVMValueRef slot_of(LLVMBuilderRef b, const StubLayout *layout, unsigned k, LLVMTypeRef type,
+                            bool zeroed, LLVMValueRef *values, unsigned nvalues) {
+  LLVMValueRef slot = LLVMBuildAlloca(b, type, "");
+  if (zeroed)
+    LLVMBuildStore(b, LLVMConstNull(type), slot);
+  for (unsigned j = 0; j < nvalues; j++)
+    if (layout->kernel_of[j] == (int)k && values[j])
+      LLVMBuildStore(b, values[j], at_offset(b, slot, layout->offset[j]));
+  return slot;
+}
+
+/* The one stub parameter that is kernel parameter k, which is no struct
+ * split into pieces. */
+static unsigned stub_param(const StubLayout *layout, unsigned k) {
+  unsigned j = 0;
+  while (layout->kernel_of[j] != (int)k)
+    j++;
+  return j;
+}
+
+/* The stub's parameters as `fn` (a derivative of the stub) has them: each
+ * primal, and the shadow (tangent) of each active one, else NULL. */
+static void stub_values(const Signature *sig, LLVMValueRef fn, LLVMValueRef *primals, LLVMValueRef *shadows) {
+  for (unsigned i = 0, p = 0; i < sig->nparams; i++) {
+    primals[i] = LLVMGetParam(fn, p++);
+    bool has_shadow = sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED;
+    shadows[i] = has_shadow ? LLVMGetParam(fn, p++) : NULL;
+  }
 }
 
 /* What the runtime is told of each argument (runtime/kinase_cuda.h). */
@@ -103,8 +136,12 @@ typedef struct {
 } Launch;
 
 /* The stub's own first steps: pop the configuration, gather the arguments;
- * and the shadows (tangents in forward mode) of the active ones. */
-static Launch begin_launch(LLVMBuilderRef b, const Signature *sig, LLVMValueRef deriv) {
+ * and the shadows (tangents in forward mode) of the active ones, one per
+ * kernel parameter: a struct's shadow is a struct of the same layout, its
+ * pointer fields the shadows (NULL for Const), its float fields the
+ * tangents in forward mode (runtime/kinase_cuda.h). */
+static Launch begin_launch(LLVMBuilderRef b, const Signature *sig, const StubLayout *layout,
+                           LLVMValueRef deriv) {
   LLVMContextRef c = kn_module.ctx;
   LLVMTypeRef dim3 = LLVMArrayType2(LLVMInt32TypeInContext(c), 3), i64 = LLVMInt64TypeInContext(c);
   Launch l;
@@ -116,16 +153,29 @@ static Launch begin_launch(LLVMBuilderRef b, const Signature *sig, LLVMValueRef 
   l.shmem = LLVMBuildLoad2(b, i64, shmem, "");
   l.stream = LLVMBuildLoad2(b, ptr_type(), stream, "");
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
+  stub_values(sig, deriv, primals, shadows);
+  LLVMValueRef args[KN_MAX_PARAMS], shadow_args[KN_MAX_PARAMS];
   char modes[KN_MAX_PARAMS + 1];
-  for (unsigned i = 0, p = 0; i < sig->nparams; i++) {
-    primals[i] = LLVMGetParam(deriv, p++);
-    bool has_shadow = sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED;
-    shadows[i] = has_shadow ? LLVMGetParam(deriv, p++) : NULL;
-    modes[i] = mode_letter(sig->params[i], LLVMTypeOf(primals[i]));
+  for (unsigned k = 0; k < layout->nkernel; k++) {
+    unsigned j = stub_param(layout, k);
+    if (!layout->slot[k]) { /* byval: the stub's parameter is the argument */
+      args[k] = primals[j];
+      shadow_args[k] = shadows[j];
+      modes[k] = shadows[j] ? 'd' : 'c';
+    } else if (cuda_stub_aggregate(layout, k)) {
+      args[k] = slot_of(b, layout, k, layout->slot[k], false, primals, sig->nparams);
+      shadow_args[k] = slot_of(b, layout, k, layout->slot[k], true, shadows, sig->nparams);
+      modes[k] = 'd';
+    } else {
+      args[k] = slot_of(b, layout, k, LLVMTypeOf(primals[j]), false, primals, sig->nparams);
+      shadow_args[k] = shadows[j] ? slot_of(b, layout, k, LLVMTypeOf(shadows[j]), false, shadows, sig->nparams)
+                                  : NULL;
+      modes[k] = mode_letter(sig->params[j], LLVMTypeOf(primals[j]));
+    }
   }
-  modes[sig->nparams] = 0;
-  l.args = pointer_array(b, primals, sig->nparams);
-  l.shadows = pointer_array(b, shadows, sig->nparams);
+  modes[layout->nkernel] = 0;
+  l.args = pointer_array(b, args, layout->nkernel);
+  l.shadows = pointer_array(b, shadow_args, layout->nkernel);
   l.modes = kn_constant_string(b, modes);
   l.where = where_string(b, sig->fn);
   return l;
@@ -137,9 +187,9 @@ static LLVMBuilderRef builder_in(LLVMValueRef fn) {
   return b;
 }
 
-static void generate_augment(const Signature *sig, LLVMValueRef aug) {
+static void generate_augment(const Signature *sig, const StubLayout *layout, LLVMValueRef aug) {
   LLVMBuilderRef b = builder_in(aug);
-  Launch l = begin_launch(b, sig, aug);
+  Launch l = begin_launch(b, sig, layout, aug);
   LLVMValueRef args[9] = {sig->fn, l.grid,    l.block, l.shmem, l.stream,
                           l.args,  l.shadows, l.modes, l.where};
   LLVMValueRef record = kn_call_libc(b, "__kinase_launch_augment", ptr_type(), args, 9);
@@ -148,14 +198,25 @@ static void generate_augment(const Signature *sig, LLVMValueRef aug) {
   LLVMDisposeBuilder(b);
 }
 
-static void generate_reverse(const Signature *sig, LLVMValueRef rev) {
+/* The runtime adds the adjoints of an active float parameter, or of a
+ * struct's float fields, into its element of the adjoints array (NULL: not
+ * wanted): a zeroed local, whose active parts are returned, or for a byval
+ * struct its shadow, from where the caller's reverse sweep takes them. */
+static void generate_reverse(const Signature *sig, const StubLayout *layout, LLVMValueRef rev) {
   LLVMBuilderRef b = builder_in(rev);
   LLVMTypeRef types[KN_MAX_PARAMS];
   LLVMGetParamTypes(LLVMGlobalGetValueType(sig->fn), types);
-  LLVMValueRef zeros[KN_MAX_PARAMS];
-  for (unsigned i = 0; i < sig->nparams; i++)
-    zeros[i] = sig->params[i] == ACT_OUT ? LLVMConstNull(types[i]) : NULL;
-  LLVMValueRef adjoints = pointer_array(b, zeros, sig->nparams);
+  LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS], elements[KN_MAX_PARAMS] = {0};
+  stub_values(sig, rev, primals, shadows);
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    unsigned k = (unsigned)layout->kernel_of[i];
+    if (!layout->slot[k])
+      elements[k] = shadows[i];
+    else if (sig->params[i] == ACT_OUT && !elements[k])
+      elements[k] = slot_of(b, layout, k, cuda_stub_aggregate(layout, k) ? layout->slot[k] : types[i],
+                            true, NULL, 0);
+  }
+  LLVMValueRef adjoints = pointer_array(b, elements, layout->nkernel);
   LLVMValueRef tape = LLVMGetLastParam(rev);
   kn_call_libc(b, "__kinase_launch_reverse", LLVMVoidTypeInContext(kn_module.ctx),
                (LLVMValueRef[]){tape, adjoints}, 2);
@@ -169,17 +230,17 @@ static void generate_reverse(const Signature *sig, LLVMValueRef rev) {
   for (unsigned i = 0, field = 0; i < sig->nparams; i++) {
     if (sig->params[i] != ACT_OUT)
       continue;
-    LLVMValueRef index = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx), i, 0);
-    LLVMValueRef slot = LLVMBuildLoad2(b, ptr_type(), LLVMBuildGEP2(b, ptr_type(), adjoints, &index, 1, ""), "");
-    result = LLVMBuildInsertValue(b, result, LLVMBuildLoad2(b, types[i], slot, ""), field++, "");
+    LLVMValueRef slot = elements[layout->kernel_of[i]];
+    LLVMValueRef adjoint = LLVMBuildLoad2(b, types[i], at_offset(b, slot, layout->offset[i]), "");
+    result = LLVMBuildInsertValue(b, result, adjoint, field++, "");
   }
   LLVMBuildRet(b, result);
   LLVMDisposeBuilder(b);
 }
 
-static void generate_tangent(const Signature *sig, LLVMValueRef fwd) {
+static void generate_tangent(const Signature *sig, const StubLayout *layout, LLVMValueRef fwd) {
   LLVMBuilderRef b = builder_in(fwd);
-  Launch l = begin_launch(b, sig, fwd);
+  Launch l = begin_launch(b, sig, layout, fwd);
   LLVMValueRef args[9] = {sig->fn, l.grid,    l.block, l.shmem, l.stream,
                           l.args,  l.shadows, l.modes, l.where};
   kn_call_libc(b, "__kinase_launch_tangent", LLVMVoidTypeInContext(kn_module.ctx), args, 9);
@@ -208,8 +269,14 @@ static void generate_release(LLVMValueRef release) {
 }
 
 bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef deriv, LLVMValueRef release) {
+  StubLayout layout;
+  if (!cuda_stub_layout(sig->fn, &layout)) {
+    kn_error(NULL, sig->fn, "this kernel launch stub does not fill cudaLaunchKernel's arguments "
+                            "as clang does: Kinase cannot tell which argument is which");
+    return false;
+  }
   if (sig->mode == MODE_FORWARD) {
-    generate_tangent(sig, deriv);
+    generate_tangent(sig, &layout, deriv);
     return true;
   }
   if (sig->adjacent) {
@@ -217,8 +284,8 @@ bool cuda_generate_launch(const Signature *sig, LLVMValueRef aug, LLVMValueRef d
                             "differentiate the host function that launches it");
     return false;
   }
-  generate_augment(sig, aug);
-  generate_reverse(sig, deriv);
+  generate_augment(sig, &layout, aug);
+  generate_reverse(sig, &layout, deriv);
   if (release)
     generate_release(release);
   derive_set_tape_type(sig, ptr_type());

@@ -82,6 +82,8 @@ LLVMValueRef cuda_dynamic_shared_as_parameter(LLVMValueRef fn) {
                                       LLVMFunctionType(LLVMGetReturnType(type), params, n + 1, 0));
   free(name);
   LLVMSetLinkage(with, LLVMInternalLinkage);
+  for (unsigned i = 0; i < n; i++) /* structs passed by value stay so */
+    cuda_copy_byval_attributes(fn, i, with, i);
   LLVMValueRef args[KN_MAX_PARAMS + 1];
   LLVMGetParams(with, args);
   move_body(fn, with, args);

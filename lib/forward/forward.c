@@ -117,7 +117,8 @@ static void store_tangent(Forward *f, LLVMValueRef store) {
   LLVMValueRef copy = LLVMInstructionClone(store);
   /* A Const pointer into a launch's argument slot: Const there too. */
   bool const_argument = kn_is_pointer_type(LLVMTypeOf(value)) && !is_varied(f, value) &&
-                        !LLVMIsAConstant(value) && cuda_is_argument_slot(ptr);
+                        !LLVMIsAConstant(value) &&
+                        (cuda_is_argument_slot(ptr) || cuda_is_launch_struct(ptr));
   LLVMSetOperand(copy, 0, const_argument ? LLVMConstNull(LLVMTypeOf(value)) : tangent_of(f, value, store));
   LLVMSetOperand(copy, 1, tangent_of(f, ptr, store));
   kn_drop_metadata(copy);

@@ -266,7 +266,11 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
   const Registration *marked = registry_of(r->sig->fn);
   LLVMValueRef base = kn_underlying_object(LLVMGetOperand(load, 0));
   bool elementwise = marked && marked->elementwise_read;
-  bool shared = !LLVMIsAAllocaInst(base) && !elementwise;
+  /* A struct passed by value is the callee's own copy, and so is its
+   * shadow (cuda/byval.c, a request's gathered fields): private memory,
+   * where atomics are not even defined. */
+  bool own_copy = LLVMIsAAllocaInst(base) || vset_has(&r->byval_params, base);
+  bool shared = !own_copy && !elementwise;
   if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
     if (kn_module.gpu && elementwise)
       rev_remark_accumulation(r, load, ACC_PLAIN,

@@ -457,7 +457,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
      * is: its shadow beside it, so that a launch's argument array finds it. */
     bool unshadowed = !is_varied(r, value) && !LLVMIsAConstant(value);
     if (is_varied(r, at) && kn_is_pointer_type(LLVMTypeOf(value)) && unshadowed &&
-        cuda_is_argument_slot(at)) {
+        (cuda_is_argument_slot(at) || cuda_is_launch_struct(at))) {
       /* A Const pointer into a launch's argument slot: Const there too. */
       LLVMValueRef zero = shadow_twin(r, inst, 1, 1);
       LLVMSetOperand(zero, 0, LLVMConstNull(LLVMTypeOf(value)));

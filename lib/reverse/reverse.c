@@ -268,6 +268,8 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
       vset_add(&r.frozen_params, primals[i]);
     if (sig->owned >> i & 1)
       vset_add(&r.owned_params, primals[i]);
+    if (cuda_byval_type(sig->fn, i))
+      vset_add(&r.byval_params, primals[i]);
     /* a CUdeviceptr too (an integer as wide as a pointer) */
     bool address = kn_is_pointer_type(LLVMTypeOf(primals[i])) ||
                    kn_is_address_integer(LLVMTypeOf(primals[i]));
@@ -339,6 +341,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
   vset_free(&r.stack_on_heap);
   vset_free(&r.frozen_params);
   vset_free(&r.owned_params);
+  vset_free(&r.byval_params);
   arrfree(r.owned_adds);
   arrfree(r.warp_adds);
   rev_drop_held_clears(&r);

@@ -101,6 +101,7 @@ typedef struct {
   LLVMValueRef memory_writer; /* when not: the first write outside, unless !sig->adjacent */
   ValueSet frozen_params;  /* aug parameters whose loads can be repeated (sig->frozen) */
   ValueSet owned_params;   /* aug pointer parameters whose shadow is the thread's (sig->owned) */
+  ValueSet byval_params;   /* aug parameters that are structs passed by value: the callee's own */
   HeldAdd *owned_adds;     /* rev: adds to shadows the thread owns, not yet emitted */
   HeldAdd *warp_adds;      /* rev: adds the lanes of a warp may share, not yet emitted */
   LLVMValueRef *held_clears; /* rev: stores of 0 into shadows, not yet placed (clears.c) */

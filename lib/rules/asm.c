@@ -125,6 +125,58 @@ bool asm_does_nothing(LLVMValueRef call) {
 
 char *asm_describe(LLVMValueRef call) { return asm_text(call); }
 
+/* ---- conversions between integers and halves ---- */
+
+static bool is_integer_type_name(const char *name) {
+  static const char *const names[] = {"s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (!strcmp(name, names[k]))
+      return true;
+  return false;
+}
+
+/* Whether the instruction `opcode` (cvt.rzi.s32.f16, say) converts from or
+ * to an integer: its last two suffixes are its destination's and its
+ * source's types. */
+static bool converts_integer(const char *opcode) {
+  const char *last = strrchr(opcode, '.'), *before = last;
+  while (before > opcode && before[-1] != '.')
+    before--;
+  if (before <= opcode)
+    return false;
+  char destination[8] = {0};
+  size_t n = (size_t)(last - before);
+  if (n >= sizeof destination)
+    return false;
+  memcpy(destination, before, n);
+  return is_integer_type_name(destination) || is_integer_type_name(last + 1);
+}
+
+/* The headers' conversions between __half or __nv_bfloat16 and integers
+ * (__half2int_rz, __bfloat162char_rz, __int2half_rn, ...): cvt with an
+ * integer on one side, with at most .reg declarations and mov packing
+ * around it. An integer result carries no derivative, and a half made from
+ * an integer has derivative 0: no rule is needed. */
+bool asm_carries_nothing(LLVMValueRef call) {
+  char *text = asm_text(call);
+  if (!text)
+    return false;
+  bool converts = false, other = false;
+  for (char *token = text; *token;) {
+    size_t n = strcspn(token, " ");
+    bool last = token[n] == '\0';
+    token[n] = '\0';
+    bool opcode = strchr(token, '.') && !strchr(token, ',') && token[0] != '$';
+    if (opcode && !strncmp(token, "cvt.", 4) && converts_integer(token))
+      converts = true;
+    else if (opcode && strncmp(token, ".reg", 4) && strncmp(token, "mov.", 4))
+      other = true;
+    token += n + !last;
+  }
+  free(text);
+  return converts && !other;
+}
+
 /* ---- inlining the headers' wrappers ---- */
 
 
@@ -300,7 +352,7 @@ static bool refuse_unknown(LLVMValueRef fn, LLVMValueRef subject) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       char *text = asm_text(inst);
-      if (text && !asm_does_nothing(inst) && !asm_is_known(inst)) {
+      if (text && !asm_does_nothing(inst) && !asm_is_known(inst) && !asm_carries_nothing(inst)) {
         kn_error(inst, subject, "it contains inline assembly ('%s'), which Kinase has no derivative rule for",
                  text);
         free(text);

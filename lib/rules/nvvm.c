@@ -89,6 +89,19 @@ PARTIAL(partial_rcbrt) {
   UNUSED;
   return math_fdiv(b, math_fneg(b, y), math_fmul(b, K(3.0), X));
 }
+/* min.xorsign.abs(a, b) = sign(a) sign(b) min(|a|, |b|): min's partial
+ * (which operand was chosen) taken on the magnitudes, times the sign of the
+ * other operand, since sign(a) |a| = a. max alike. */
+PARTIAL(partial_min);
+PARTIAL(partial_max);
+static LLVMValueRef xorsign_partial(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef y, unsigned i,
+                                    LLVMValueRef (*pick)(LLVMBuilderRef, LLVMValueRef *, LLVMValueRef, unsigned)) {
+  LLVMValueRef magnitudes[2] = {math_call(b, "fabs", &args[0], 1), math_call(b, "fabs", &args[1], 1)};
+  LLVMValueRef sign_of_other[2] = {K(1.0), args[1 - i]};
+  return math_fmul(b, pick(b, magnitudes, y, i), math_call(b, "copysign", sign_of_other, 2));
+}
+PARTIAL(partial_min_xorsign) { return xorsign_partial(b, args, y, i, partial_min); }
+PARTIAL(partial_max_xorsign) { return xorsign_partial(b, args, y, i, partial_max); }
 /* saturate(x) = min(max(x, 0), 1): 1 inside [0, 1], 0 where clamped (and
  * for NaN, which saturates to 0). A select of constants, so that it is
  * applied by picking (core/mathbuild.c). */

@@ -42,7 +42,8 @@ static const char *refused(LLVMValueRef inst) {
   case LLVMCallBr:
     return "it contains asm goto";
   case LLVMCall:
-    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) && !asm_does_nothing(inst) && !asm_is_known(inst))
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) && !asm_does_nothing(inst) && !asm_is_known(inst) &&
+        !asm_carries_nothing(inst))
       return "it contains inline assembly";
     if (is_nonlocal_jump(inst))
       return "it uses setjmp or longjmp, which Kinase does not differentiate";

@@ -4,9 +4,9 @@
 // each thread differentiates, in both modes, a __device__ function taking
 // the struct by value (enzyme_dup: the shadow struct holds the shadows'
 // addresses). The gradient is (2 k x + y cos(x y) z, 2 k y + x cos(x y) z,
-// 2 k z + sin(x y)). A kernel taking such a struct, launched from host code
-// that is differentiated, has no derivative kernels yet: the reason is in
-// the module, and the differentiated launch reports it.
+// 2 k z + sin(x y)). The kernel `energies`, taking such a struct, gets
+// derivative kernels for launches from host code (test/cuda/host-struct-param.cu
+// runs them): its shadow struct follows it.
 //
 // REQUIRES: cuda
 // RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
@@ -17,12 +17,17 @@
 // RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 // RUN: FileCheck %s --input-file=%t.ptx
 //
-// CHECK: __kinase_kwhy__Z8energiesPf9Particlesf
-// CHECK-NOT: __kinase_krev_{{.*}}energies
+// CHECK-NOT: __kinase_kwhy__Z8energiesPf9Particlesf
 // The shadows' addresses come from the shadow struct; each gets its adjoint.
 // CHECK-LABEL: .entry _Z11derivatives9ParticlesS_S_Pff(
 // CHECK: ld.param.b64 {{.*}}[%rd{{[0-9]+}}+16];
 // CHECK-COUNT-3: atom.global.add.f32
+// CHECK-LABEL: .entry __kinase_krev_n__Z8energiesPf9Particlesf(
+// CHECK-NEXT: .param .u64 {{.*}}_param_0,
+// CHECK-NEXT: .param .u64 {{.*}}_param_1,
+// CHECK-NEXT: .param .align 8 .b8 {{.*}}_param_2[32],
+// CHECK-NEXT: .param .align 8 .b8 {{.*}}_param_3[32],
+// CHECK-NEXT: .param .u64 {{.*}}_param_4,
 
 #include <kinase.h>
 #include <math.h>

@@ -290,6 +290,21 @@ typedef struct {
   LLVMValueRef aug, gate;
 } ForwardPart;
 
+/* A derivative kernel is launched with the block the user chose for the
+ * kernel, which may be as large as the kernel allows: 1024 threads unless
+ * it declares fewer (__launch_bounds__). A reverse kernel needs more
+ * registers than its kernel, and without a bound ptxas may give it more
+ * than a block of 1024 can have ("too many resources requested for
+ * launch", at -O0 or with a block size from cudaOccupancyMaxPotentialBlockSize).
+ * So it gets the kernel's bound, or 1024. */
+static void keep_launchable(LLVMValueRef kernel, LLVMValueRef derivative) {
+  static const char key[] = "nvvm.maxntid";
+  LLVMAttributeRef bound = LLVMGetStringAttributeAtIndex(kernel, LLVMAttributeFunctionIndex, key, sizeof key - 1);
+  if (!bound)
+    bound = LLVMCreateStringAttribute(kn_module.ctx, key, sizeof key - 1, "1024", 4);
+  LLVMAddAttributeAtIndex(derivative, LLVMAttributeFunctionIndex, bound);
+}
+
 /* A derivative kernel of `kernel` (its inlined copy `body`): every
  * parameter of `kernel`, each pointer followed by its shadow, each float by
  * its accumulator (reverse) or tangent (forward), each struct passed by
@@ -320,6 +335,7 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
       kn_module.mod, name, LLVMFunctionType(LLVMVoidTypeInContext(kn_module.ctx), params, nparams, 0));
   free(name);
   LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+  keep_launchable(kernel, fn);
   for (unsigned i = 0, p = 0; i < n; i++, p++) {
     if (words[i] & KINASE_PARAM_STRUCT) {
       cuda_copy_byval_attributes(kernel, i, fn, p);

@@ -120,10 +120,11 @@ int main(void) {
   for (int i = 0; i < N; i++)
     check_close(dout[i], x[i] * data[i] + alpha * data[i] + 2 * x[i], 1e-5, "model tangent[%d]", i);
 
-  // affine, reverse: v dup, b active, x dup, y seeded with w.
-  float *d_y = device_alloc<float>(N), *d_dx2 = to_device(zeros);
+  // affine, reverse: v dup, b active, x dup, y seeded with w (again: the
+  // reverse sweep of model consumed the seed it was given, as Enzyme's does).
+  float *d_y = device_alloc<float>(N), *d_dx2 = to_device(zeros), *d_w2 = to_device(w);
   float db = __enzyme_autodiff((void *)line, enzyme_dup, d_v, d_dv, enzyme_out, b, enzyme_dup, d_x,
-                               d_dx2, enzyme_dupnoneed, d_y, d_w, enzyme_const, N);
+                               d_dx2, enzyme_dupnoneed, d_y, d_w2, enzyme_const, N);
   check_kernel("line reverse");
   from_device(dv, d_dv);
   from_device(dx, d_dx2);

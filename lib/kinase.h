@@ -54,6 +54,7 @@ char *kn_strdup_printf(const char *fmt, ...);
 bool kn_env_set(const char *name); /* set, not empty, not "0" */
 const char *kn_value_name(LLVMValueRef value); /* never NULL */
 bool kn_is_float_type(LLVMTypeRef type);       /* scalar or vector of floats */
+bool kn_is_float_or_double(LLVMTypeRef type);  /* a scalar float or double */
 bool kn_type_has_floats(LLVMTypeRef type);     /* anywhere inside aggregates too */
 /* The name of the type clang's TBAA gives an access ("double", "p1 float"),
  * or NULL; and the type such a name stands for (integers as i64; NULL for

@@ -253,10 +253,11 @@ static void generate(Job *job) {
     strip_debug_locations(fns[i]);
     kn_grant_fast_math(fns[i], fast_math);
     simplify_after(fns[i]);
-    if (fns[i] == job->deriv && job->sig.mode != MODE_FORWARD)
+    if (fns[i] == job->deriv && job->sig.mode != MODE_FORWARD) {
       rev_factor_reductions(fns[i]);
-    if (kn_module.gpu && fns[i] == job->deriv && job->sig.mode != MODE_FORWARD)
-      simplify_unroll_loops(fns[i], DEVICE_REVERSE_UNROLL);
+      if (kn_module.gpu)
+        simplify_unroll_loops(fns[i], DEVICE_REVERSE_UNROLL);
+    }
     if (kn_want_print()) {
       char *text = LLVMPrintValueToString(fns[i]);
       fputs(text, stderr);

@@ -106,6 +106,11 @@ bool kn_is_float_type(LLVMTypeRef type) {
   return is_float_kind(kind);
 }
 
+bool kn_is_float_or_double(LLVMTypeRef type) {
+  LLVMTypeKind kind = LLVMGetTypeKind(type);
+  return kind == LLVMFloatTypeKind || kind == LLVMDoubleTypeKind;
+}
+
 /* Whether `leaf` holds for a scalar (or vector) anywhere inside `type`. */
 static bool type_contains(LLVMTypeRef type, bool (*leaf)(LLVMTypeRef)) {
   switch (LLVMGetTypeKind(type)) {

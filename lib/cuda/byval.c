@@ -46,11 +46,6 @@ static bool is_half_struct(LLVMTypeRef type) {
 
 static void leaves(LLVMTypeRef type, TypeLeaf **out) { kn_type_leaves(type, 0, is_half_struct, out); }
 
-static bool is_scalar_float(LLVMTypeRef t) {
-  LLVMTypeKind k = LLVMGetTypeKind(t);
-  return k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
-}
-
 const char *cuda_struct_unsupported(LLVMTypeRef type) {
   TypeLeaf *all = NULL;
   leaves(type, &all);
@@ -58,8 +53,8 @@ const char *cuda_struct_unsupported(LLVMTypeRef type) {
   unsigned floats = 0;
   for (ptrdiff_t k = 0; k < arrlen(all) && !why; k++) {
     LLVMTypeRef t = all[k].type;
-    floats += is_scalar_float(t);
-    if (is_half_struct(t) || (kn_type_has_floats(t) && !is_scalar_float(t)))
+    floats += kn_is_float_or_double(t);
+    if (is_half_struct(t) || (kn_type_has_floats(t) && !kn_is_float_or_double(t)))
       why = "it takes a struct by value with a field of half, bfloat16 or vector type, which "
             "Kinase does not differentiate in kernel parameters yet: pass that field as a "
             "parameter of its own";
@@ -102,7 +97,7 @@ LLVMValueRef cuda_struct_shadow_copy(LLVMBuilderRef b, LLVMValueRef shadow_param
   TypeLeaf *all = NULL;
   leaves(type, &all);
   for (ptrdiff_t k = 0; k < arrlen(all) && clear_floats; k++)
-    if (is_scalar_float(all[k].type))
+    if (kn_is_float_or_double(all[k].type))
       LLVMBuildStore(b, LLVMConstNull(all[k].type), field_at(b, copy, all[k].offset));
   arrfree(all);
   return copy;
@@ -118,7 +113,7 @@ void cuda_struct_accumulate(LLVMBuilderRef b, LLVMValueRef shadow, LLVMTypeRef t
   TypeLeaf *all = NULL;
   leaves(type, &all);
   for (ptrdiff_t k = 0; k < arrlen(all); k++) {
-    if (!is_scalar_float(all[k].type))
+    if (!kn_is_float_or_double(all[k].type))
       continue;
     LLVMValueRef adjoint = LLVMBuildLoad2(b, all[k].type, field_at(b, shadow, all[k].offset), "");
     LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, field_at(b, accumulator, all[k].offset), adjoint,

@@ -32,11 +32,6 @@ static bool is_kernel(LLVMValueRef fn) {
   return !LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) == LLVMPTXKernelCallConv;
 }
 
-static bool is_scalar_float(LLVMTypeRef t) {
-  LLVMTypeKind k = LLVMGetTypeKind(t);
-  return k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
-}
-
 /* ---- what a kernel does to memory ---- */
 
 /* Simplified copies of the kernel and its callees: clang's allocas (at every
@@ -216,7 +211,7 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
       bool one_type = !(uses & MOVES_FLOATS) && !(types & (types - 1)); /* at most one bit */
       word |= KINASE_PARAM_POINTER | (uses & ~floats) | (one_type ? uses & typed : 0) |
               (uses & floats ? 0 : KINASE_PARAM_NO_FLOATS);
-    } else if (is_scalar_float(type)) {
+    } else if (kn_is_float_or_double(type)) {
       word |= KINASE_PARAM_FLOAT;
     }
     arrput(words, word);

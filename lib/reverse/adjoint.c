@@ -284,8 +284,7 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
     owned = true;
     why = (Reason){"the request gives the thread a part of the shadow of its own", NULL};
   }
-  LLVMTypeKind kind = LLVMGetTypeKind(type);
-  bool warp = !owned && (kind == LLVMFloatTypeKind || kind == LLVMDoubleTypeKind) &&
+  bool warp = !owned && kn_is_float_or_double(type) &&
               cfg_on_cycle(LLVMGetInstructionParent(load)) && cuda_may_be_warp_uniform(LLVMGetOperand(load, 0));
   rev_remark_accumulation(r, load, owned ? ACC_OWNED : warp ? ACC_WARP : ACC_ATOMIC, why);
   if (owned)

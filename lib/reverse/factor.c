@@ -479,17 +479,12 @@ static void rewrite(Loop *loop, Reduction *r, LLVMBasicBlockRef *rpo) {
   LLVMDisposeBuilder(m.b);
 }
 
-static bool is_scalar_float(LLVMValueRef v) {
-  LLVMTypeKind kind = LLVMGetTypeKind(LLVMTypeOf(v));
-  return kind == LLVMFloatTypeKind || kind == LLVMDoubleTypeKind;
-}
-
 /* The float phis of the loops' headers: the sums there may be. */
 static LLVMValueRef *candidate_sums(Loop *loop) {
   LLVMValueRef *sums = NULL;
   for (LLVMValueRef phi = LLVMGetFirstInstruction(loop->header); phi && LLVMIsAPHINode(phi);
        phi = LLVMGetNextInstruction(phi))
-    if (is_scalar_float(phi))
+    if (kn_is_float_or_double(LLVMTypeOf(phi)))
       arrput(sums, phi);
   return sums;
 }

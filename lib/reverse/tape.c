@@ -181,7 +181,7 @@ void rev_layout_records(Reverse *r) {
     record->once = !cfg_on_cycle(record->block);
   }
   place_inline_records(r, &tape_field);
-  for (ptrdiff_t i = 0; i < arrlen(r->placeholders); i++)
+  for (ptrdiff_t i = 0; i < arrlen(r->placeholders) && kn_remarks_on(KN_RECORDED); i++)
     if (r->placeholders[i].load) {
       char *place = tape_place(r, rev_record_of(r, LLVMGetInstructionParent(r->placeholders[i].root)));
       rev_remark_recorded(r, &r->placeholders[i], place);

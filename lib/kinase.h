@@ -1006,7 +1006,9 @@ void rule_inline_calls(LLVMValueRef fn, int levels);
  * local (a captured Const container) and a differentiated one (a captured
  * double) behind one object, and give the Const one a null shadow. Also
  * the calls of cuda_runtime.h's C++ overloads of CUDA API functions, so
- * that the API call they make sees the caller's arguments. */
+ * that the API call they make sees the caller's arguments, and C++
+ * accessors returning addresses (`data()`, `operator[]`), so that what the
+ * caller reads through them shows what memory a copy moved. */
 #define CLOSURE_INLINE_LEVELS 4
 void rule_inline_host_calls(LLVMValueRef fn);
 /* How deep device code is inlined before it is differentiated. */

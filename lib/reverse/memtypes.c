@@ -40,7 +40,31 @@ static void join_objects(Reverse *r, LLVMValueRef a, LLVMValueRef b) {
     vmap_put(&r->object_parent, x, y);
 }
 
+/* Whether the function stores nothing at `address` itself (calls may:
+ * a constructor fills the slot it is given). */
+static bool never_stored_at(LLVMValueRef address) {
+  for (LLVMUseRef u = LLVMGetFirstUse(address); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == address)
+      return false;
+  }
+  return true;
+}
+
+/* Pointers loaded from one slot the function never stores to are one
+ * object: `w.data()` given to a copy and `w[i]` reading it after are two
+ * loads of the vector's start (a call between them keeps them apart). */
+static void join_loads_of_slot(Reverse *r, ValueMap *first_load, LLVMValueRef load) {
+  LLVMValueRef address = LLVMGetOperand(load, 0);
+  LLVMValueRef first = vmap_get(first_load, address);
+  if (!first && never_stored_at(address))
+    vmap_put(first_load, address, load);
+  else if (first)
+    join_objects(r, load, first);
+}
+
 void rev_find_memory_objects(Reverse *r) {
+  ValueMap first_load = {0};
   for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
          inst = LLVMGetNextInstruction(inst)) {
@@ -54,7 +78,10 @@ void rev_find_memory_objects(Reverse *r) {
           join_objects(r, inst, LLVMGetOperand(inst, i));
       else if (rule_for_call(inst) && rule_for_call(inst)->kind == RULE_REALLOC)
         join_objects(r, inst, LLVMGetOperand(inst, 0));
+      else if (LLVMIsALoadInst(inst))
+        join_loads_of_slot(r, &first_load, inst);
     }
+  vmap_free(&first_load);
 }
 
 static LLVMTypeRef tbaa_type(LLVMValueRef inst);

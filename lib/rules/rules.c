@@ -265,8 +265,42 @@ static bool calls_cuda_header_overload(LLVMValueRef site) {
   return length > 4 && !strncmp(end, "cuda", 4);
 }
 
+/* The largest body taken for an accessor: `operator[]` or `data()` at -O0
+ * is about a dozen instructions, spills of its parameters included. */
+enum { ACCESSOR_MAX_INSTRUCTIONS = 24, ACCESSOR_MAX_DEPTH = 3 };
+
+/* A C++ accessor (`std::vector::data()`, `operator[]`, `get()`): an inline
+ * function (linkonce_odr) returning an address, one block of address
+ * arithmetic, loads and stores, calling only intrinsics and other
+ * accessors. Inlined, the accesses through the pointer it returns show
+ * the caller what the memory holds: a device-to-host copy into `w.data()`
+ * read back as `w[i]` is seen to move doubles. */
+static bool is_accessor(LLVMValueRef callee, int depth) {
+  LLVMTypeRef returns = LLVMGetReturnType(LLVMGlobalGetValueType(callee));
+  if (depth > ACCESSOR_MAX_DEPTH || LLVMGetLinkage(callee) != LLVMLinkOnceODRLinkage ||
+      !kn_is_pointer_type(returns) || LLVMCountBasicBlocks(callee) != 1)
+    return false;
+  int count = 0;
+  for (LLVMValueRef inst = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(callee)); inst;
+       inst = LLVMGetNextInstruction(inst)) {
+    if (++count > ACCESSOR_MAX_INSTRUCTIONS)
+      return false;
+    if (!kn_is_call_site(inst))
+      continue;
+    LLVMValueRef inner = kn_called_function(inst);
+    if (!inner || (!LLVMGetIntrinsicID(inner) && !(rule_inlinable(inner) && is_accessor(inner, depth + 1))))
+      return false;
+  }
+  return true;
+}
+
+static bool calls_accessor(LLVMValueRef site) {
+  LLVMValueRef callee = kn_called_function(site);
+  return callee && rule_inlinable(callee) && is_accessor(callee, 0);
+}
+
 static bool inlined_on_host(LLVMValueRef site) {
-  return takes_closure(site) || calls_cuda_header_overload(site);
+  return takes_closure(site) || calls_cuda_header_overload(site) || calls_accessor(site);
 }
 
 void rule_inline_host_calls(LLVMValueRef fn) {

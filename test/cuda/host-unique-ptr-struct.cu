@@ -14,6 +14,8 @@
 // RUN: FileCheck %s --input-file=%t.O0.ll
 // RUN: %kinase-cc %cudainc -O2 --cuda-host-only -S -emit-llvm %s -o %t.ll
 // RUN: FileCheck %s --input-file=%t.ll
+// RUN: FileCheck %s --check-prefix=ELEMENT --input-file=%t.O0.ll
+// RUN: FileCheck %s --check-prefix=ELEMENT --input-file=%t.ll
 // RUN: %kinase-cc %cudainc -O0 %s -o %t.O0.exe
 // RUN: %kinase-cc %cudainc -O2 %s -o %t.exe
 //
@@ -21,6 +23,13 @@
 // CHECK-DAG: {{call|invoke}} {{.*}}ptr @__kinase_launch_augment(
 // CHECK-DAG: {{call|invoke}} void @__kinase_launch_reverse(
 // CHECK-DAG: {{call|invoke}} void @__kinase_copy_reverse(
+//
+// Both copies back to the host move doubles, known at compile time: the
+// pinned buffer's pointer is loaded twice from one slot, and the vector's is
+// seen once `data()` and `operator[]` are inlined. Element 8 is a double.
+// ELEMENT-NOT: @__kinase_copy_reverse({{.*}}, i32 {{[0-9]+}}, ptr {{[^,]+}}, i32 0, ptr
+// ELEMENT-COUNT-2: @__kinase_copy_reverse({{.*}}, i32 {{[0-9]+}}, ptr {{[^,]+}}, i32 8, ptr
+// ELEMENT-NOT: @__kinase_copy_reverse({{.*}}, i32 {{[0-9]+}}, ptr {{[^,]+}}, i32 0, ptr
 
 #include <kinase.h>
 #include <memory>

@@ -9,6 +9,10 @@
 // the reverse kernel, which runs the kernel's stores again, stores into the
 // copy: after the requests the primal results are those of the forward
 // sweep (y = y0 + a x once, u after `steps` steps, not twice as many).
+//   relax, in place, a loop in one launch reading a Const field:
+//     u_i <- u_i + dt sin(k_i u_i), `steps` times; its reverse kernel
+//     records u per step (on the device heap: the kernel writes through the
+//     struct, so its forward part cannot run twice to count)
 // Forward mode: the tangent of y and of u along every input.
 //
 // REQUIRES: cuda
@@ -35,6 +39,7 @@
 // PTX-DAG: .entry __kinase_kfwd___Z4axpy4Args(
 // PTX-DAG: .entry __kinase_krev___Z5decay4Step(
 // PTX-DAG: .entry __kinase_kfwd___Z5decay4Step(
+// PTX-DAG: .entry __kinase_krev___Z5relax5Relax(
 //
 // The reverse kernel: the struct, its shadow struct, the accumulator of
 // `a`, the arena. It stores y again (into the runtime's copy), then reads
@@ -103,6 +108,57 @@ void integrate(float *u, float dt, int n, int steps) {
   Step s = {u, dt, n};
   for (int k = 0; k < steps; k++)
     decay<<<(n + THREADS - 1) / THREADS, THREADS>>>(s);
+}
+
+struct Relax {
+  float *u;
+  const float *k;
+  float dt;
+  int n, steps;
+};
+
+__global__ void relax(Relax r) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= r.n)
+    return;
+  for (int t = 0; t < r.steps; t++)
+    r.u[i] = r.u[i] + r.dt * sinf(r.k[i] * r.u[i]);
+}
+
+void run_relax(float *u, const float *k, float dt, int n, int steps) {
+  Relax r = {u, k, dt, n, steps};
+  relax<<<(n + THREADS - 1) / THREADS, THREADS>>>(r);
+}
+
+static void check_relax(const float *u0, const float *w) {
+  enum { RELAX_STEPS = 20 };
+  static float k[N], got[N], du[N];
+  for (int i = 0; i < N; i++)
+    k[i] = (float)(1.0 + 0.5 * cos(0.05 * i));
+  const float dt = 0.05f;
+  float *d_u = device_alloc<float>(N), *d_k = to_device(k), *d_du = device_alloc<float>(N);
+  check_cuda(cudaMemcpy(d_u, u0, sizeof(float) * N, cudaMemcpyHostToDevice), "copy u");
+  check_cuda(cudaMemcpy(d_du, w, sizeof(float) * N, cudaMemcpyHostToDevice), "copy w");
+  float ddt = __enzyme_autodiff((void *)run_relax, enzyme_dup, d_u, d_du, enzyme_const, d_k,
+                                enzyme_out, dt, enzyme_const, N, enzyme_const, (int)RELAX_STEPS);
+  check_kernel("relax reverse");
+  from_device(got, d_u);
+  from_device(du, d_du);
+  double want_ddt = 0;
+  for (int i = 0; i < N; i++) {
+    double us[RELAX_STEPS + 1];
+    us[0] = u0[i];
+    for (int t = 0; t < RELAX_STEPS; t++)
+      us[t + 1] = us[t] + dt * sin(k[i] * us[t]);
+    double adj = w[i];
+    for (int t = RELAX_STEPS - 1; t >= 0; t--) {
+      want_ddt += sin(k[i] * us[t]) * adj;
+      adj *= 1 + dt * k[i] * cos(k[i] * us[t]);
+    }
+    check_close(got[i], us[RELAX_STEPS], 1e-5, "relax u[%d] after the request", i);
+    check_close(du[i], adj, 1e-4, "relax du0[%d]", i);
+  }
+  check_close(ddt, want_ddt, 1e-3, "relax ddt");
 }
 
 int main(void) {
@@ -180,6 +236,7 @@ int main(void) {
     }
     check_close(dy[i], t, 1e-5, "integrate tangent[%d]", i);
   }
+  check_relax(u0, w);
   device_free_all();
   return check_exit();
 }

@@ -179,7 +179,7 @@ bool asm_carries_nothing(LLVMValueRef call) {
     token += n + !last;
   }
   free(text);
-  bool index = LLVMGetNumArgOperands(call) == 0 &&
+  bool index = kn_module.gpu && LLVMGetNumArgOperands(call) == 0 &&
                LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMIntegerTypeKind;
   return (converts || (reads_special && index)) && !other;
 }

@@ -778,6 +778,19 @@ typedef struct {
 bool cuda_stub_layout(LLVMValueRef stub, StubLayout *out);
 /* Whether kernel parameter k is a struct or array passed by value. */
 bool cuda_stub_aggregate(const StubLayout *layout, unsigned k);
+
+/* ---- cuda/stubref.c: structs a stub takes in pieces, passed whole ---- */
+
+/* In `fn`, a host copy before simplification: each stub call passing a
+ * struct whose float shares an integer eightbyte, in pieces loaded from a
+ * local, becomes a call of kinase.stubref.STUB taking the local's address. */
+void cuda_launch_structs_whole(LLVMValueRef fn);
+bool cuda_is_stub_by_reference(LLVMValueRef fn);
+/* The stub a kinase.stubref function calls; any other function itself. */
+LLVMValueRef cuda_launched_stub(LLVMValueRef fn);
+/* The layout of a kinase.stubref function: the stub's, its whole structs
+ * taken by address as byval ones are (slot NULL). */
+bool cuda_stub_by_reference_layout(LLVMValueRef fn, StubLayout *out);
 /* Whether `p` is in a local that nothing reads but the kernel launches it
  * is passed to by value (a struct argument `k<<<g, b>>>(params)` that the
  * host function filled field by field, or whose address goes into an

@@ -199,6 +199,7 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
       slots[i] = adjoint_wanted(l, adjoints, i) ? (char *)accumulators + 8 * next++ : NULL;
       extra[i] = &slots[i];
     } else if (k->params[i] & KINASE_PARAM_STRUCT) {
+      kinase_rt_snapshot_struct(l, i, l->values[i]);
       extra[i] = kinase_rt_struct_shadow_bytes(l->scratch[i]);
       slots[i] = adjoints && adjoints[i]
                      ? kinase_rt_struct_accumulator(k, i, adjoints[i], l->stream, where)

@@ -121,6 +121,11 @@ KinaseStructShadow *kinase_rt_struct_shadow(const KinaseKernel *k, uint32_t i, c
                                             const void *shadow, cudaStream_t stream,
                                             const char *where);
 void *kinase_rt_struct_shadow_bytes(KinaseStructShadow *s);
+/* The byte offsets of struct parameter i's pointer fields (only those K
+ * writes through, where `written_only`), into `offsets` (room for its size
+ * / 8); returns how many. */
+uint32_t kinase_rt_struct_fields(const KinaseKernel *k, uint32_t i, bool written_only,
+                                 uint32_t *offsets);
 void kinase_rt_struct_shadow_free(KinaseStructShadow *s, cudaStream_t stream, const char *where);
 /* A device copy of `adjoints` (host memory of the struct's layout) for a
  * reverse kernel to add the float fields' adjoints into; then copied back
@@ -133,7 +138,7 @@ void kinase_rt_struct_accumulated(const KinaseKernel *k, uint32_t i, void *accum
 /* ---- cuda_snapshot.c: copies of memory that pending launches read ---- */
 
 typedef struct {
-  CUdeviceptr base; /* an allocation some READ parameter points into */
+  CUdeviceptr base; /* an allocation some READ parameter or struct field points into */
   size_t size;
   CUdeviceptr copy; /* its contents when the launch ran; 0: not copied yet */
   cudaEvent_t copied; /* the copy was made on another stream than the launch's */
@@ -168,6 +173,9 @@ void kinase_rt_protect_writes(const KinaseKernel *k, void **args, cudaStream_t s
 void kinase_rt_pending_remove(KinaseLaunch *launch);
 /* The pointer the reverse kernel gets in place of p. */
 void *kinase_rt_snapshot_pointer(const KinaseLaunch *launch, void *p);
+/* `bytes`, a copy of struct parameter i's value, with its pointer fields
+ * made kinase_rt_snapshot_pointer's. */
+void kinase_rt_snapshot_struct(const KinaseLaunch *launch, uint32_t i, void *bytes);
 /* Frees the snapshots, after the work queued on `launch->stream`. */
 void kinase_rt_snapshots_free(KinaseLaunch *launch);
 

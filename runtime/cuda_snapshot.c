@@ -1,15 +1,18 @@
 /* Snapshots: a reverse kernel re-runs its kernel's forward part from memory,
  * so it must see the memory its launch read as it was then. A launch stays
  * pending from its forward sweep to its reverse sweep. Each allocation a
- * pending launch READs through a pointer parameter (its whole range, from
+ * pending launch READs through a pointer parameter, or reaches through a
+ * pointer field of a struct parameter (its whole range, from
  * cuMemGetAddressRange; host memory is not covered) is copied the first time
  * something is about to write it: a later launch whose WRITTEN parameters
- * point into it (the launch itself too: an in-place kernel), or a copy or
+ * or written struct fields point into it (the launch itself too: an
+ * in-place kernel, and always a struct's written field), or a copy or
  * memset announced by __kinase_before_write. The copy is made on the
  * writer's stream, before the write; the reverse kernel gets pointers into
  * the copy, and the copy is freed after it (stream-ordered). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_rt.h"
 
@@ -18,21 +21,63 @@ static KinaseLaunch *pending; /* the newest first */
 
 static void *pointer_argument(void **args, uint32_t i) { return *(void *const *)args[i]; }
 
+static void *field_of(void **args, uint32_t i, uint32_t offset) {
+  void *p;
+  memcpy(&p, (const char *)args[i] + offset, sizeof p);
+  return p;
+}
+
+static uint32_t struct_bytes(const KinaseKernel *k, uint32_t i) {
+  return k->params[i] & KINASE_PARAM_SIZE;
+}
+
+static void add_snapshot(KinaseLaunch *launch, const void *p) {
+  CUdeviceptr base;
+  size_t size;
+  if (!kinase_rt_allocation_of(p, &base, &size))
+    return;
+  for (uint32_t j = 0; j < launch->nsnapshots; j++)
+    if (launch->snapshots[j].base == base)
+      return;
+  launch->snapshots[launch->nsnapshots++] = (KinaseSnapshot){.base = base, .size = size};
+}
+
+/* A struct's fields are protected whenever K reaches memory through them:
+ * the reverse kernel stores through the written ones again, which only a
+ * copy may take. */
+static void add_struct_snapshots(KinaseLaunch *launch, uint32_t i, void **args) {
+  const KinaseKernel *k = launch->kernel;
+  uint32_t offsets[KINASE_PARAM_SIZE / 8 + 1];
+  uint32_t n = kinase_rt_struct_fields(k, i, false, offsets);
+  for (uint32_t f = 0; f < n; f++)
+    add_snapshot(launch, field_of(args, i, offsets[f]));
+  n = kinase_rt_struct_fields(k, i, true, offsets);
+  CUdeviceptr base;
+  size_t size;
+  for (uint32_t f = 0; f < n; f++) {
+    void *p = field_of(args, i, offsets[f]);
+    if (p && !kinase_rt_allocation_of(p, &base, &size))
+      kinase_rt_fail(launch->where,
+                     "kernel '%s' writes through the pointer at byte %u of its struct parameter %u "
+                     "into memory that is not a CUDA allocation: its reverse kernel needs a copy "
+                     "of it",
+                     k->name, offsets[f], i + 1);
+  }
+}
+
 void kinase_rt_pending_add(KinaseLaunch *launch, void **args) {
   const KinaseKernel *k = launch->kernel;
-  launch->snapshots = kinase_rt_alloc(k->nparams * sizeof *launch->snapshots, launch->where);
+  size_t room = k->nparams;
+  for (uint32_t i = 0; i < k->nparams; i++)
+    if (k->params[i] & KINASE_PARAM_STRUCT)
+      room += struct_bytes(k, i) / 8;
+  launch->snapshots = kinase_rt_alloc(room * sizeof *launch->snapshots + 1, launch->where);
   for (uint32_t i = 0; i < k->nparams; i++) {
     uint32_t p = k->params[i];
-    CUdeviceptr base;
-    size_t size;
-    if (!(p & KINASE_PARAM_POINTER) || !(p & KINASE_PARAM_READ) ||
-        !kinase_rt_allocation_of(pointer_argument(args, i), &base, &size))
-      continue;
-    bool seen = false;
-    for (uint32_t j = 0; j < launch->nsnapshots; j++)
-      seen |= launch->snapshots[j].base == base;
-    if (!seen)
-      launch->snapshots[launch->nsnapshots++] = (KinaseSnapshot){.base = base, .size = size};
+    if ((p & KINASE_PARAM_POINTER) && (p & KINASE_PARAM_READ))
+      add_snapshot(launch, pointer_argument(args, i));
+    if ((p & KINASE_PARAM_STRUCT) && (p & (KINASE_PARAM_READ | KINASE_PARAM_WRITTEN)))
+      add_struct_snapshots(launch, i, args);
   }
   pthread_mutex_lock(&pending_lock);
   launch->prev = NULL;
@@ -76,6 +121,12 @@ void kinase_rt_protect_writes(const KinaseKernel *k, void **args, cudaStream_t s
     if ((p & KINASE_PARAM_POINTER) && (p & KINASE_PARAM_WRITTEN) &&
         kinase_rt_allocation_of(pointer_argument(args, i), &base, &size))
       protect(base, size, stream, where);
+    if (!(p & KINASE_PARAM_STRUCT) || !(p & KINASE_PARAM_WRITTEN))
+      continue;
+    uint32_t offsets[KINASE_PARAM_SIZE / 8 + 1];
+    for (uint32_t f = 0, n = kinase_rt_struct_fields(k, i, true, offsets); f < n; f++)
+      if (kinase_rt_allocation_of(field_of(args, i, offsets[f]), &base, &size))
+        protect(base, size, stream, where);
   }
   pthread_mutex_unlock(&pending_lock);
 }
@@ -116,6 +167,16 @@ void *kinase_rt_snapshot_pointer(const KinaseLaunch *launch, void *p) {
       return (void *)(s->copy + (a - s->base));
   }
   return p;
+}
+
+void kinase_rt_snapshot_struct(const KinaseLaunch *launch, uint32_t i, void *bytes) {
+  uint32_t offsets[KINASE_PARAM_SIZE / 8 + 1];
+  for (uint32_t f = 0, n = kinase_rt_struct_fields(launch->kernel, i, false, offsets); f < n; f++) {
+    void *p;
+    memcpy(&p, (char *)bytes + offsets[f], sizeof p);
+    p = kinase_rt_snapshot_pointer(launch, p);
+    memcpy((char *)bytes + offsets[f], &p, sizeof p);
+  }
 }
 
 void kinase_rt_snapshots_free(KinaseLaunch *launch) {

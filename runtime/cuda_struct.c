@@ -17,13 +17,27 @@ static uint32_t struct_bytes(const KinaseKernel *k, uint32_t i) {
 }
 
 /* The pointer words of struct parameter i: they follow the parameter
- * words, one group per struct parameter in order. */
+ * words, one group per struct parameter in order, each followed by as many
+ * words of the fields written through. */
 static const uint32_t *pointer_words(const KinaseKernel *k, uint32_t i) {
   const uint32_t *words = k->params + k->nparams;
   for (uint32_t j = 0; j < i; j++)
     if (k->params[j] & KINASE_PARAM_STRUCT)
-      words += KINASE_STRUCT_POINTER_WORDS(struct_bytes(k, j));
+      words += 2 * KINASE_STRUCT_POINTER_WORDS(struct_bytes(k, j));
   return words;
+}
+
+static bool bit(const uint32_t *words, uint32_t f) { return words[f / 32] >> (f % 32) & 1; }
+
+uint32_t kinase_rt_struct_fields(const KinaseKernel *k, uint32_t i, bool written_only,
+                                 uint32_t *offsets) {
+  const uint32_t *pointers = pointer_words(k, i);
+  const uint32_t *written = pointers + KINASE_STRUCT_POINTER_WORDS(struct_bytes(k, i));
+  uint32_t n = 0;
+  for (uint32_t f = 0; f < struct_bytes(k, i) / 8; f++)
+    if (bit(pointers, f) && (!written_only || bit(written, f)))
+      offsets[n++] = 8 * f;
+  return n;
 }
 
 KinaseStructShadow *kinase_rt_struct_shadow(const KinaseKernel *k, uint32_t i, const void *value,
@@ -43,7 +57,7 @@ KinaseStructShadow *kinase_rt_struct_shadow(const KinaseKernel *k, uint32_t i, c
     void *primal, *field_shadow;
     memcpy(&primal, (const char *)value + 8 * f, sizeof primal);
     memcpy(&field_shadow, (char *)s->bytes + 8 * f, sizeof field_shadow);
-    if (!(words[f / 32] >> (f % 32) & 1) || !primal || field_shadow)
+    if (!bit(words, f) || !primal || field_shadow)
       continue;
     field_shadow = kinase_rt_scratch_shadow(k, i, primal, stream, &s->scratch[s->nscratch++], where);
     memcpy((char *)s->bytes + 8 * f, &field_shadow, sizeof field_shadow);

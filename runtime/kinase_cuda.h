@@ -90,8 +90,14 @@ enum {
 };
 
 /* After the parameter words, the kernel info holds, for each STRUCT
- * parameter in order, this many words: bit b of word w is set where the
- * eight bytes at offset 8 * (32 w + b) of the struct hold a pointer. */
+ * parameter in order, twice this many words: in the first group, bit b of
+ * word w is set where the eight bytes at offset 8 * (32 w + b) of the
+ * struct hold a pointer; in the second, where K may write memory through
+ * that pointer. The runtime snapshots what the fields point to as it does
+ * pointer parameters' memory, and the reverse kernel gets the struct with
+ * its pointer fields into the snapshots: it re-runs K's stores through
+ * them there (a written field's allocation is always copied before K
+ * runs). */
 #define KINASE_STRUCT_POINTER_WORDS(size) (((size) + 255) / 256)
 
 /* Kernel-wide facts. */

@@ -109,6 +109,28 @@ static bool written_through(LLVMValueRef address, int depth) {
   return false;
 }
 
+/* Whether some use of `address` (the global or a pointer derived from it)
+ * stores a float into it: raw storage reused for floats, as cub's
+ * TempStorage (words of integers, `__shared__ typename
+ * BlockReduce<float, 128>::TempStorage`) is. */
+static bool stores_floats(LLVMValueRef address, int depth) {
+  if (depth > 16)
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(address); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == address &&
+        kn_type_has_floats(LLVMTypeOf(LLVMGetOperand(user, 0))))
+      return true;
+    if (LLVMIsAAtomicRMWInst(user) && kn_type_has_floats(LLVMTypeOf(user)))
+      return true;
+    bool derived = LLVMIsAGetElementPtrInst(user) || LLVMIsACastInst(user) || LLVMIsAPHINode(user) ||
+                   LLVMIsASelectInst(user) || LLVMIsAConstantExpr(user);
+    if (derived && stores_floats(user, depth + 1))
+      return true;
+  }
+  return false;
+}
+
 /* In a CUDA host module, the host's handle of a __device__ or __constant__
  * variable, through which cudaMemcpyToSymbol / FromSymbol reach its memory
  * on the device: clang gives it no value (undef), since the host never
@@ -124,7 +146,8 @@ static bool globals_is_active(LLVMValueRef g) {
     return false;
   if (vset_add(&decided, g)) {
     bool shadowed = registry_user_shadow(g) || (!LLVMIsGlobalConstant(g) && !LLVMIsDeclaration(g) &&
-                    kn_type_has_floats(LLVMGlobalGetValueType(g)) && !registry_inactive_global(g) &&
+                    (kn_type_has_floats(LLVMGlobalGetValueType(g)) || stores_floats(g, 0)) &&
+                    !registry_inactive_global(g) &&
                     strncmp(kn_value_name(g), "llvm.", 5) != 0 && written_through(g, 0) &&
                     !is_device_variable_handle(g));
     if (shadowed)

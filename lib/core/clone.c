@@ -159,6 +159,8 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     return false;
   }
   kn_split_struct_copies(copy);
+  if (!kn_module.gpu)
+    cuda_launch_structs_whole(copy);
   simplify_registers(copy);
   if (!asm_lower_pairs(copy, sig->fn) || !pairbits_as_lanes(copy, sig->fn)) {
     LLVMDeleteFunction(copy);

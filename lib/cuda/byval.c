@@ -38,26 +38,74 @@ void cuda_copy_byval_attributes(LLVMValueRef from, unsigned from_index, LLVMValu
 }
 
 /* cuda_fp16.h's and cuda_bf16.h's types are structs of 16-bit integers
- * that Kinase reads as half and bfloat16 (rules/asm.c): one field each. */
-static bool is_half_struct(LLVMTypeRef type) {
-  const char *name = LLVMGetStructName(type);
-  return name && (strstr(name, "__half") || strstr(name, "__nv_bfloat16"));
+ * that Kinase reads as half and bfloat16 (rules/asm.c): one field each.
+ * Their pairs (__half2, __nv_bfloat162) are structs of two of them. */
+static const struct {
+  const char *name;
+  LLVMTypeRef (*type)(LLVMContextRef);
+} sixteen_bit[] = {
+    {"struct.__half", LLVMHalfTypeInContext},
+    {"struct.__nv_bfloat16", LLVMBFloatTypeInContext},
+};
+
+/* The float type a struct of cuda_fp16.h or cuda_bf16.h holds, or NULL.
+ * clang may suffix a struct's name (`struct.__half.0`). */
+static LLVMTypeRef sixteen_bit_type(LLVMTypeRef type) {
+  const char *name = LLVMGetTypeKind(type) == LLVMStructTypeKind ? LLVMGetStructName(type) : NULL;
+  for (size_t k = 0; name && k < sizeof sixteen_bit / sizeof *sixteen_bit; k++) {
+    size_t n = strlen(sixteen_bit[k].name);
+    if (!strncmp(name, sixteen_bit[k].name, n) && (name[n] == 0 || name[n] == '.'))
+      return sixteen_bit[k].type(kn_module.ctx);
+  }
+  return NULL;
+}
+
+static bool is_half_struct(LLVMTypeRef type) { return sixteen_bit_type(type) != NULL; }
+
+/* __half2 and __nv_bfloat162 are not trivially copyable: host C++ passes a
+ * struct holding one by address and copies the pair as one 32-bit integer,
+ * through which no adjoint flows back to the host's floats. */
+static bool is_half_pair(LLVMTypeRef type) {
+  const char *name = LLVMGetTypeKind(type) == LLVMStructTypeKind ? LLVMGetStructName(type) : NULL;
+  return name && (!strncmp(name, "struct.__half2", 14) || !strncmp(name, "struct.__nv_bfloat162", 21));
+}
+
+static bool has_half_pair(LLVMTypeRef type) {
+  if (is_half_pair(type))
+    return true;
+  if (LLVMGetTypeKind(type) == LLVMArrayTypeKind)
+    return has_half_pair(LLVMGetElementType(type));
+  for (unsigned k = 0, n = LLVMGetTypeKind(type) == LLVMStructTypeKind ? LLVMCountStructElementTypes(type) : 0;
+       k < n; k++)
+    if (has_half_pair(LLVMStructGetTypeAtIndex(type, k)))
+      return true;
+  return false;
 }
 
 static void leaves(LLVMTypeRef type, TypeLeaf **out) { kn_type_leaves(type, 0, is_half_struct, out); }
 
+/* The float type whose adjoint a field of type `leaf` carries, or NULL. */
+static LLVMTypeRef field_float_type(LLVMTypeRef leaf) {
+  return kn_is_float_or_double(leaf) ? leaf : sixteen_bit_type(leaf);
+}
+
 const char *cuda_struct_unsupported(LLVMTypeRef type) {
+  if (has_half_pair(type))
+    return "it takes a __half2 or __nv_bfloat162 by value (or a struct holding one), which "
+           "host C++ copies as a 32-bit integer, through which Kinase carries no derivative: "
+           "pass the pair's halves as __half or __nv_bfloat16 values instead";
   TypeLeaf *all = NULL;
   leaves(type, &all);
   const char *why = NULL;
   unsigned floats = 0;
   for (ptrdiff_t k = 0; k < arrlen(all) && !why; k++) {
     LLVMTypeRef t = all[k].type;
-    floats += kn_is_float_or_double(t);
-    if (is_half_struct(t) || (kn_type_has_floats(t) && !kn_is_float_or_double(t)))
-      why = "it takes a struct by value with a field of half, bfloat16 or vector type, which "
-            "Kinase does not differentiate in kernel parameters yet: pass that field as a "
-            "parameter of its own";
+    floats += field_float_type(t) != NULL;
+    if (kn_type_has_floats(t) && !kn_is_float_or_double(t))
+      why = "it takes a struct by value with a field of vector type (ext_vector_type, or a "
+            "half or bfloat16 not of cuda_fp16.h or cuda_bf16.h), which Kinase does not "
+            "differentiate in kernel parameters: pass that field as a parameter of its own, or "
+            "as a struct of scalars (float2, __half2)";
   }
   if (!why && (floats > MAX_FLOAT_FIELDS || arrlen(all) > KN_MAX_LEAVES))
     why = "it takes a struct by value with more than 64 float fields: pass its arrays through "
@@ -96,9 +144,11 @@ LLVMValueRef cuda_struct_shadow_copy(LLVMBuilderRef b, LLVMValueRef shadow_param
                                LLVMABISizeOfType(kn_module.layout, type), 0));
   TypeLeaf *all = NULL;
   leaves(type, &all);
-  for (ptrdiff_t k = 0; k < arrlen(all) && clear_floats; k++)
-    if (kn_is_float_or_double(all[k].type))
-      LLVMBuildStore(b, LLVMConstNull(all[k].type), field_at(b, copy, all[k].offset));
+  for (ptrdiff_t k = 0; k < arrlen(all) && clear_floats; k++) {
+    LLVMTypeRef type = field_float_type(all[k].type);
+    if (type)
+      LLVMBuildStore(b, LLVMConstNull(type), field_at(b, copy, all[k].offset));
+  }
   arrfree(all);
   return copy;
 }
@@ -113,9 +163,10 @@ void cuda_struct_accumulate(LLVMBuilderRef b, LLVMValueRef shadow, LLVMTypeRef t
   TypeLeaf *all = NULL;
   leaves(type, &all);
   for (ptrdiff_t k = 0; k < arrlen(all); k++) {
-    if (!kn_is_float_or_double(all[k].type))
+    LLVMTypeRef type = field_float_type(all[k].type);
+    if (!type)
       continue;
-    LLVMValueRef adjoint = LLVMBuildLoad2(b, all[k].type, field_at(b, shadow, all[k].offset), "");
+    LLVMValueRef adjoint = LLVMBuildLoad2(b, type, field_at(b, shadow, all[k].offset), "");
     LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, field_at(b, accumulator, all[k].offset), adjoint,
                        LLVMAtomicOrderingMonotonic, 0);
   }

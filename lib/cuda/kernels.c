@@ -147,24 +147,64 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
   return flags;
 }
 
+/* The byte offset of the struct field `address` points to, a constant
+ * offset from `param` (a byval parameter), or -1. */
+static long long field_offset(LLVMValueRef address, LLVMValueRef param) {
+  LLVMValueRef base = NULL;
+  unsigned long long offset;
+  abi_offset_in_slot(address, &base, &offset);
+  return base == param ? (long long)offset : -1;
+}
+
 /* KINASE_PARAM_READ / WRITTEN for the memory reached through the pointer
- * fields of the struct `param` (a byval parameter) points to. */
-static uint32_t struct_field_uses(Effects *e, LLVMValueRef param, ValueSet *seen) {
+ * fields of the struct `param` (a byval parameter) points to; sets in
+ * `written` (KINASE_STRUCT_POINTER_WORDS words) the bit of each pointer
+ * field written through, all of them where a field is not at a constant
+ * offset. */
+static uint32_t struct_field_uses(Effects *e, LLVMValueRef param, LLVMValueRef at,
+                                  uint32_t *written, unsigned nwords) {
   uint32_t flags = 0;
-  for (LLVMUseRef use = LLVMGetFirstUse(param); use; use = LLVMGetNextUse(use)) {
+  for (LLVMUseRef use = LLVMGetFirstUse(at); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
-    if (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == param)
-      flags |= struct_field_uses(e, user, seen);
-    else if (LLVMIsALoadInst(user) && kn_is_pointer_type(LLVMTypeOf(user)))
-      flags |= pointer_uses(e, user, seen) & (KINASE_PARAM_READ | KINASE_PARAM_WRITTEN);
+    if (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == at) {
+      flags |= struct_field_uses(e, param, user, written, nwords);
+      continue;
+    }
+    if (!LLVMIsALoadInst(user) || !kn_is_pointer_type(LLVMTypeOf(user)))
+      continue;
+    ValueSet seen = {0};
+    uint32_t field = pointer_uses(e, user, &seen) & (KINASE_PARAM_READ | KINASE_PARAM_WRITTEN);
+    vset_free(&seen);
+    flags |= field;
+    long long offset = field_offset(LLVMGetOperand(user, 0), param);
+    if (!(field & KINASE_PARAM_WRITTEN))
+      continue;
+    if (offset < 0 || offset % 8)
+      for (unsigned w = 0; w < nwords; w++)
+        written[w] = ~0u;
+    else
+      written[offset / 256] |= 1u << (offset / 8 % 32);
   }
   return flags;
+}
+
+/* Whether `base` is a pointer read from a field of a struct parameter of
+ * `kernel` (its simplified copy `copy`): memory the runtime reaches, as it
+ * does a pointer parameter's (runtime/cuda_snapshot.c). */
+static bool struct_field_pointer(LLVMValueRef kernel, LLVMValueRef copy, LLVMValueRef base) {
+  if (!LLVMIsALoadInst(base))
+    return false;
+  LLVMValueRef from = kn_underlying_object(LLVMGetOperand(base, 0));
+  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++)
+    if (from == LLVMGetParam(copy, i) && cuda_byval_type(kernel, i))
+      return true;
+  return false;
 }
 
 /* Memory the kernel and its callees reach other than through pointer
  * parameters: globals of the device (not __shared__, not constant), and
  * memory behind pointers read from memory. */
-static void other_memory(Effects *e) {
+static void other_memory(Effects *e, LLVMValueRef kernel, LLVMValueRef copy) {
   for (ptrdiff_t f = 0; f < arrlen(e->copies); f++)
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(e->copies[f]); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
@@ -175,7 +215,8 @@ static void other_memory(Effects *e) {
           continue;
         LLVMValueRef address = LLVMGetOperand(inst, op == LLVMStore ? 1 : 0);
         LLVMValueRef base = kn_underlying_object(address);
-        bool own = LLVMIsAArgument(base) || LLVMIsAAllocaInst(base);
+        bool own = LLVMIsAArgument(base) || LLVMIsAAllocaInst(base) ||
+                   struct_field_pointer(kernel, copy, base);
         bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(address)) == 3 ||
                       (LLVMIsAGlobalVariable(base) &&
                        LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == 3);
@@ -187,8 +228,11 @@ static void other_memory(Effects *e) {
       }
 }
 
-/* The parameter words of the kernel info (runtime/kinase_cuda.h). */
-static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags) {
+/* The parameter words of the kernel info (runtime/kinase_cuda.h); in
+ * *field_words, per struct parameter, which of its pointer fields the
+ * kernel writes through. */
+static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags,
+                                     uint32_t **field_words) {
   Effects e = {0};
   LLVMValueRef copy = simplified(&e, kernel);
   uint32_t *words = NULL;
@@ -197,10 +241,12 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
     uint32_t word = (uint32_t)LLVMABISizeOfType(kn_module.layout, type) & KINASE_PARAM_SIZE;
     LLVMTypeRef byval = cuda_byval_type(kernel, i);
     if (byval) {
-      ValueSet seen = {0};
-      word = KINASE_PARAM_STRUCT | struct_field_uses(&e, LLVMGetParam(copy, i), &seen) |
-             ((uint32_t)LLVMABISizeOfType(kn_module.layout, byval) & KINASE_PARAM_SIZE);
-      vset_free(&seen);
+      uint32_t size = (uint32_t)LLVMABISizeOfType(kn_module.layout, byval) & KINASE_PARAM_SIZE;
+      unsigned nwords = KINASE_STRUCT_POINTER_WORDS(size);
+      uint32_t *written = arraddnptr(*field_words, nwords);
+      memset(written, 0, nwords * sizeof *written);
+      LLVMValueRef param = LLVMGetParam(copy, i);
+      word = KINASE_PARAM_STRUCT | size | struct_field_uses(&e, param, param, written, nwords);
     } else if (kn_is_pointer_type(type)) {
       ValueSet seen = {0};
       uint32_t uses = pointer_uses(&e, LLVMGetParam(copy, i), &seen);
@@ -216,7 +262,7 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
     }
     arrput(words, word);
   }
-  other_memory(&e);
+  other_memory(&e, kernel, copy);
   *kernel_flags = e.flags;
   /* The copies are analysis only. */
   for (ptrdiff_t f = 0; f < arrlen(e.copies); f++)
@@ -254,18 +300,26 @@ static void add_device_global(const char *prefix, const char *kernel, LLVMValueR
   free(name);
 }
 
-/* The kernel info: the header, the parameter words, then the pointer words
- * of its struct parameters. */
-static void emit_info(LLVMValueRef kernel, const uint32_t *words, uint32_t flags) {
+/* The kernel info: the header, the parameter words, then per struct
+ * parameter its pointer words and the words of the pointer fields written
+ * through (`field_words`, in order). */
+static void emit_info(LLVMValueRef kernel, const uint32_t *words, const uint32_t *field_words,
+                      uint32_t flags) {
   uint32_t *all = NULL;
   arrput(all, KINASE_KERNEL_INFO_MAGIC);
   arrput(all, (uint32_t)arrlen(words));
   arrput(all, flags);
   for (ptrdiff_t i = 0; i < arrlen(words); i++)
     arrput(all, words[i]);
-  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++)
-    if (cuda_byval_type(kernel, i))
-      cuda_struct_pointer_words(cuda_byval_type(kernel, i), &all);
+  const uint32_t *written = field_words;
+  for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++) {
+    LLVMTypeRef byval = cuda_byval_type(kernel, i);
+    if (!byval)
+      continue;
+    cuda_struct_pointer_words(byval, &all);
+    for (uint64_t w = KINASE_STRUCT_POINTER_WORDS(LLVMABISizeOfType(kn_module.layout, byval)); w; w--)
+      arrput(all, *written++);
+  }
   LLVMValueRef *values = NULL;
   for (ptrdiff_t i = 0; i < arrlen(all); i++)
     arrput(values, LLVMConstInt(i32_type(), all[i], 0));
@@ -346,8 +400,13 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
   Signature sig = {.fn = body, .mode = mode, .nparams = n};
   /* What the kernel only reads stays as it was: the runtime gives a launch
    * copies of what it reads and also writes. Not so where the kernel writes
-   * memory the runtime cannot see (globals, pointers read from memory). */
-  for (unsigned i = 0; i < n && !(kernel_flags & KINASE_KERNEL_WRITES_OTHER); i++)
+   * memory the runtime cannot see (globals, pointers read from memory), nor
+   * through a struct's pointer fields: the reverse kernel stores into the
+   * copies again, which a pointer parameter may share. */
+  bool writes_fields = false;
+  for (unsigned i = 0; i < n; i++)
+    writes_fields |= (words[i] & KINASE_PARAM_STRUCT) && (words[i] & KINASE_PARAM_WRITTEN);
+  for (unsigned i = 0; i < n && !writes_fields && !(kernel_flags & KINASE_KERNEL_WRITES_OTHER); i++)
     if ((words[i] & KINASE_PARAM_POINTER) && !(words[i] & KINASE_PARAM_WRITTEN))
       sig.frozen |= 1ull << i;
   LLVMValueRef args[2 * KN_MAX_PARAMS + 2], accumulators[KN_MAX_PARAMS];
@@ -516,13 +575,6 @@ static const char *not_emitted(LLVMValueRef kernel, const uint32_t *words) {
     const char *why = cuda_byval_type(kernel, i) ? cuda_struct_unsupported(cuda_byval_type(kernel, i)) : NULL;
     if (why)
       return why;
-    /* The runtime keeps copies of what a launch reads only through pointer
-     * parameters: a kernel overwriting what it read through a struct's
-     * field would have its reverse kernel read the new values. */
-    if ((words[i] & KINASE_PARAM_STRUCT) && (words[i] & KINASE_PARAM_WRITTEN))
-      return "it writes memory through a pointer field of a struct passed by value, which Kinase "
-             "does not differentiate yet: pass the pointers it writes through as parameters of "
-             "their own";
   }
   ValueSet seen = {0};
   bool nested = computes_derivatives(kernel, &seen);
@@ -542,7 +594,7 @@ static const char *not_emitted(LLVMValueRef kernel, const uint32_t *words) {
 
 static void emit_for_kernel(LLVMValueRef kernel) {
   const char *name = kn_function_name(kernel);
-  uint32_t flags = 0, *words = describe_parameters(kernel, &flags);
+  uint32_t flags = 0, *field_words = NULL, *words = describe_parameters(kernel, &flags, &field_words);
   const char *reason = not_emitted(kernel, words);
   LLVMValueRef body = reason ? NULL : cuda_dynamic_shared_as_parameter(inlined_copy(kernel));
   if (body && LLVMCountParams(body) > LLVMCountParams(kernel))
@@ -555,9 +607,10 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   if (body)
     mark_owned(body, words);
   if (reason) {
-    emit_info(kernel, words, flags);
+    emit_info(kernel, words, field_words, flags);
     emit_reason(name, reason);
     arrfree(words);
+    arrfree(field_words);
     return;
   }
   char *why = NULL, **patterns = reverse_patterns(words, flags), *forward = forward_pattern(words);
@@ -583,7 +636,8 @@ static void emit_for_kernel(LLVMValueRef kernel) {
       cuda_arena_connect(made[i], parts[i].gate);
   }
   arrfree(parts);
-  emit_info(kernel, words, flags);
+  emit_info(kernel, words, field_words, flags);
+  arrfree(field_words);
   abi_size_tape_slots();
   LLVMDeleteFunction(body); /* the derivatives are made from copies of it */
   if (why) {

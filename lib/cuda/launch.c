@@ -31,6 +31,8 @@ static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ct
  * calls, few and only in host CUDA modules, costs nothing elsewhere. */
 bool cuda_is_launch_stub(LLVMValueRef fn) {
   static const char *const launchers[] = {"cudaLaunchKernel", "cudaLaunchKernel_ptsz"};
+  if (cuda_is_stub_by_reference(fn))
+    return true;
   for (size_t k = 0; k < sizeof launchers / sizeof *launchers; k++) {
     LLVMValueRef launcher = LLVMGetNamedFunction(kn_module.mod, launchers[k]);
     for (LLVMUseRef use = launcher ? LLVMGetFirstUse(launcher) : NULL; use; use = LLVMGetNextUse(use)) {
@@ -177,7 +179,7 @@ static Launch begin_launch(LLVMBuilderRef b, const Signature *sig, const StubLay
   l.args = pointer_array(b, args, layout->nkernel);
   l.shadows = pointer_array(b, shadow_args, layout->nkernel);
   l.modes = kn_constant_string(b, modes);
-  l.where = where_string(b, sig->fn);
+  l.where = where_string(b, cuda_launched_stub(sig->fn));
   return l;
 }
 
@@ -190,7 +192,7 @@ static LLVMBuilderRef builder_in(LLVMValueRef fn) {
 static void generate_augment(const Signature *sig, const StubLayout *layout, LLVMValueRef aug) {
   LLVMBuilderRef b = builder_in(aug);
   Launch l = begin_launch(b, sig, layout, aug);
-  LLVMValueRef args[9] = {sig->fn, l.grid,    l.block, l.shmem, l.stream,
+  LLVMValueRef args[9] = {cuda_launched_stub(sig->fn), l.grid,    l.block, l.shmem, l.stream,
                           l.args,  l.shadows, l.modes, l.where};
   LLVMValueRef record = kn_call_libc(b, "__kinase_launch_augment", ptr_type(), args, 9);
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(aug));
@@ -241,7 +243,7 @@ static void generate_reverse(const Signature *sig, const StubLayout *layout, LLV
 static void generate_tangent(const Signature *sig, const StubLayout *layout, LLVMValueRef fwd) {
   LLVMBuilderRef b = builder_in(fwd);
   Launch l = begin_launch(b, sig, layout, fwd);
-  LLVMValueRef args[9] = {sig->fn, l.grid,    l.block, l.shmem, l.stream,
+  LLVMValueRef args[9] = {cuda_launched_stub(sig->fn), l.grid,    l.block, l.shmem, l.stream,
                           l.args,  l.shadows, l.modes, l.where};
   kn_call_libc(b, "__kinase_launch_tangent", LLVMVoidTypeInContext(kn_module.ctx), args, 9);
   LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(fwd));

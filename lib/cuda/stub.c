@@ -57,6 +57,8 @@ static bool describe_slot(LLVMValueRef stub, LLVMValueRef slot, unsigned k, Stub
 }
 
 bool cuda_stub_layout(LLVMValueRef stub, StubLayout *out) {
+  if (cuda_is_stub_by_reference(stub))
+    return cuda_stub_by_reference_layout(stub, out);
   LLVMValueRef call = launch_call(stub);
   if (!call || LLVMCountParams(stub) > KN_MAX_PARAMS)
     return false;

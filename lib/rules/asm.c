@@ -21,6 +21,7 @@ typedef enum {
   ASM_LANE0, ASM_LANE1,                                    /* out of pairs */
   ASM_LANES_00, ASM_LANES_10, ASM_LANES_11, ASM_LANES_02, ASM_LANES_13, /* lane moves */
   ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
+  ASM_SHFL_DOWN_ADD,                                       /* a warp reduction's step */
 } AsmOp;
 
 /* What .sat and .relu do to the result of the operation. */
@@ -156,12 +157,14 @@ static bool converts_integer(const char *opcode) {
  * (__half2int_rz, __bfloat162char_rz, __int2half_rn, ...): cvt with an
  * integer on one side, with at most .reg declarations and mov packing
  * around it. An integer result carries no derivative, and a half made from
- * an integer has derivative 0: no rule is needed. */
+ * an integer has derivative 0: no rule is needed. So too reads of special
+ * registers into an integer (`mov.u32 $0, %laneid;`, as cub's LaneId() and
+ * lane masks are written): no operand goes in, only an index comes out. */
 bool asm_carries_nothing(LLVMValueRef call) {
   char *text = asm_text(call);
   if (!text)
     return false;
-  bool converts = false, other = false;
+  bool converts = false, reads_special = false, other = false;
   for (char *token = text; *token;) {
     size_t n = strcspn(token, " ");
     bool last = token[n] == '\0';
@@ -171,10 +174,14 @@ bool asm_carries_nothing(LLVMValueRef call) {
       converts = true;
     else if (opcode && strncmp(token, ".reg", 4) && strncmp(token, "mov.", 4))
       other = true;
+    else if (!opcode && !strncmp(token, "$0,%", 4))
+      reads_special = true;
     token += n + !last;
   }
   free(text);
-  return converts && !other;
+  bool index = kn_module.gpu && LLVMGetNumArgOperands(call) == 0 &&
+               LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMIntegerTypeKind;
+  return (converts || (reads_special && index)) && !other;
 }
 
 /* ---- inlining the headers' wrappers ---- */
@@ -255,6 +262,26 @@ static LLVMValueRef compare(LLVMBuilderRef b, LLVMRealPredicate p, LLVMValueRef 
   return LLVMBuildZExt(b, LLVMBuildFCmp(b, p, x[0], x[1], ""), result, "");
 }
 
+/* cub's step of a warp sum, `shfl.sync.down.b32 r0|p, x, offset, clamp,
+ * mask; @p add.f32 r0, r0, addend`: the shuffle (which reads x's own value
+ * where the source lane is out of range), plus the addend where it is in
+ * range, which PTX decides as lane + offset <= the segment's last lane.
+ * The shuffle is the intrinsic that cuda/warp.c transposes. */
+static LLVMValueRef shuffle_down_add(LLVMBuilderRef b, LLVMValueRef *x) {
+  LLVMValueRef value = x[0], offset = x[1], clamp = x[2], addend = x[3], mask = x[4];
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
+  LLVMValueRef args[4] = {mask, value, offset, clamp};
+  LLVMValueRef moved = intrinsic(b, "llvm.nvvm.shfl.sync.down.f32", NULL, args, 4);
+  LLVMValueRef lane = intrinsic(b, "llvm.nvvm.read.ptx.sreg.laneid", NULL, NULL, 0);
+  LLVMValueRef segment = LLVMBuildAnd(b, LLVMBuildLShr(b, clamp, LLVMConstInt(i32, 8, 0), ""),
+                                      LLVMConstInt(i32, 31, 0), "");
+  LLVMValueRef bound = LLVMBuildAnd(b, clamp, LLVMConstInt(i32, 31, 0), "");
+  LLVMValueRef last = LLVMBuildOr(b, LLVMBuildAnd(b, lane, segment, ""),
+                                  LLVMBuildAnd(b, bound, LLVMBuildNot(b, segment, ""), ""), "");
+  LLVMValueRef valid = LLVMBuildICmp(b, LLVMIntULE, LLVMBuildAdd(b, lane, offset, ""), last, "");
+  return LLVMBuildSelect(b, valid, LLVMBuildFAdd(b, moved, addend, ""), moved, "");
+}
+
 /* What `row` computes from the operands x, read as its type t. */
 static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x, LLVMTypeRef t,
                             LLVMTypeRef result) {
@@ -298,6 +325,7 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   case ASM_GE: return compare(b, LLVMRealOGE, x, result);
   case ASM_EQ: return compare(b, LLVMRealOEQ, x, result);
   case ASM_NE: return compare(b, LLVMRealONE, x, result);
+  case ASM_SHFL_DOWN_ADD: return shuffle_down_add(b, x);
   }
   kn_die("unknown asm operation");
 }
@@ -319,7 +347,7 @@ static LLVMValueRef clamped(LLVMBuilderRef b, AsmClamp clamp, LLVMValueRef v) {
  * stay floats (conversions), the halves packed into a pair are its lanes. */
 static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v) {
   switch (row->op) {
-  case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: return LLVMTypeOf(v);
+  case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: case ASM_SHFL_DOWN_ADD: return LLVMTypeOf(v);
   case ASM_PACK: return LLVMGetElementType(t);
   default: return t;
   }
@@ -328,9 +356,9 @@ static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v
 /* `call` of `row`'s assembly replaced by the IR it means, computing in t. */
 static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row, LLVMTypeRef t) {
   LLVMTypeRef result = LLVMTypeOf(call);
-  LLVMValueRef x[4];
+  LLVMValueRef x[5];
   unsigned n = LLVMGetNumArgOperands(call);
-  if (n > 4)
+  if (n > 5)
     kn_die("asm row with %u operands", n);
   LLVMPositionBuilderBefore(b, call);
   LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));

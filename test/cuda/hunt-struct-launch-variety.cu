@@ -15,7 +15,7 @@
 //
 // The double field's adjoint is added as a double; the float field of the
 // other struct sits at offset 12, between its pointers (pointer words 0 and 16).
-// CHECK-DAG: __kinase_kinfo__Z1k7ShiftedPf[24] = {75, 73, 78, 49, 2, 0, 0, 0, {{[0-9]+}}, 0, 0, 0, 24, 0, 2, 4, 8, 0, {{[0-9]+}}, 0, 5};
+// CHECK-DAG: __kinase_kinfo__Z1k7ShiftedPf[28] = {75, 73, 78, 49, 2, 0, 0, 0, {{[0-9]+}}, 0, 0, 0, 24, 0, 2, 4, 8, 0, {{[0-9]+}}, 0, 5};
 // CHECK-LABEL: .entry __kinase_krev_n__Z2ktIdEv2TPIT_EPS1_(
 // CHECK: atom.global.add.f64 {{.*}}+8]
 // The argument array's struct slot has a shadow struct beside it, its

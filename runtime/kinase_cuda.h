@@ -284,11 +284,12 @@ void __kinase_copy2d_reverse(void *dsrc, size_t spitch, void *ddst, size_t dpitc
 
 /* Copies a CUDA_MEMCPY2D describes (cuMemcpy2D*), whose shadow `shadow`
  * (NULL: none) holds in its address fields the shadows of the addresses
- * stored in the descriptor (NULL or 0 for those without one). In the forward
- * sweep, before the copy, a record of both sides' shadows (malloc'd: the
- * generated code frees it after the reverse); in reverse, the record's
- * rows as __kinase_copy2d_reverse, elements as the kernels tell. Forward
- * mode: the same copy of the tangents, after the copy. */
+ * stored in the descriptor (NULL or 0 for those without one). In the
+ * forward sweep, before the copy, a record of both sides' shadows
+ * (malloc'd: the generated code frees it after the reverse, or on
+ * unwinding); in reverse, the record's rows as __kinase_copy2d_reverse,
+ * elements as the kernels tell. Forward mode: the same copy of the
+ * tangents, after the copy. */
 void *__kinase_copy2d_record(const void *descriptor, const void *shadow, void *stream,
                              const char *where);
 void __kinase_copy2d_record_reverse(const void *record, void *stream, const char *where);

@@ -483,7 +483,7 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   case RULE_MEMCPY_DESCRIBED: {
     LLVMValueRef record = vmap_get(&r->shadow, call);
     cuda_described_copy_reverse(r->b, rev_primal(r, record), stream, r->sig->fn);
-    rev_own(r, (Owned){.value = record, .how = RELEASE_FREE});
+    rev_free(r, record);
     return;
   }
   case RULE_POSIX_MEMALIGN: {

@@ -18,11 +18,13 @@
 //
 // The copies' descriptors and their shadows (which hold the shadows of the
 // CUdeviceptrs and host pointers stored in them) go to the runtime, which
-// records the shadows' rows in the forward sweep and adds them in reverse.
+// records the shadows' rows in the forward sweep and adds them in reverse,
+// after which the record is freed.
 // CHECK-NOT: {{call|invoke}} {{.*}}@__enzyme_
 // CHECK-DAG: call ptr @__kinase_copy2d_record(ptr {{.*}}, ptr {{.*}}, ptr null,
 // CHECK-DAG: call ptr @__kinase_copy2d_record(ptr {{.*}}, ptr {{.*}}, ptr {{%[0-9a-z.]+}},
-// CHECK-DAG: call void @__kinase_copy2d_record_reverse(ptr
+// CHECK-DAG: call void @__kinase_copy2d_record_reverse(ptr [[RECORD:%[0-9]+]],
+// CHECK-DAG: call void @free(ptr [[RECORD]])
 // CHECK-DAG: call void @__kinase_copy2d_tangent(ptr
 // CHECK-DAG: call {{.*}}ptr @__kinase_shadow_alloc(
 

@@ -214,7 +214,7 @@ typedef struct {
 extern Module kn_module; /* the module of the current kn_run_on_module */
 
 /* NVPTX's address spaces of __shared__ memory and of a thread's stack. */
-enum { KN_SHARED_ADDRESS_SPACE = 3, KN_LOCAL_ADDRESS_SPACE = 5 };
+enum { KN_GLOBAL_ADDRESS_SPACE = 1, KN_SHARED_ADDRESS_SPACE = 3, KN_LOCAL_ADDRESS_SPACE = 5 };
 
 /* ---- abi.c: reading __enzyme_* calls ---- */
 
@@ -797,6 +797,10 @@ bool cuda_stub_by_reference_layout(LLVMValueRef fn, StubLayout *out);
  * argument array): a Const pointer stored there has a null shadow, as in a
  * launch's argument slot. */
 bool cuda_is_launch_struct(LLVMValueRef p);
+/* cuda/handles.c: whether `v` is a handle the CUDA API made (a stream, an
+ * event), loaded from the local it was returned into: stored into memory
+ * with a shadow, it leaves null there. */
+bool cuda_is_handle(LLVMValueRef v);
 
 /* ---- cuda/shared.c: extern __shared__ arrays in derivative kernels ---- */
 
@@ -928,12 +932,15 @@ typedef enum {
   RULE_SHUFFLE,        /* device code: a warp shuffle, transposed in reverse (warp.def) */
   RULE_LAUNCH,         /* launches a kernel, its arguments in an array of pointers to their
                           values (cuLaunchKernel): the runtime's launches (cuda/driver.c) */
+  RULE_MEMCPY_DESCRIBED, /* copies as a descriptor in memory says, its addresses stored there
+                            (cuMemcpy2D's CUDA_MEMCPY2D): through the runtime */
 } RuleKind;
 
 /* Whether the rule is about memory (allocation, free, copy, set, a
  * kernel launch): the generators mirror such calls on shadows. */
 static inline bool rule_is_memory(RuleKind kind) {
-  return (kind >= RULE_ALLOC && kind <= RULE_MEMSET) || kind == RULE_LAUNCH;
+  return (kind >= RULE_ALLOC && kind <= RULE_MEMSET) || kind == RULE_LAUNCH ||
+         kind == RULE_MEMCPY_DESCRIBED;
 }
 
 /* Emits d(result)/d(arg i) with `b`, given the call's arguments and result. */
@@ -968,6 +975,16 @@ typedef struct CudaCall {
   /* cudaMemcpyToSymbol: the destination is a __device__ or __constant__
    * variable, which has no shadow. */
   bool to_symbol;
+  /* Pitched (2-D) memory. An allocation (cudaMallocPitch: ptr, &pitch,
+   * width, height) returns the pitch through operand 1, `arg` being the
+   * height; a copy (cudaMemcpy2D) has the operands dst, dpitch, src, spitch,
+   * width, height: its rows are width bytes, pitch bytes apart. */
+  bool pitched;
+  /* cudaMemcpyFromSymbol: the source is a __device__ variable (dst,
+   * symbol, count, offset, kind). Kernels that write such a variable have
+   * its shadow in the device module (analysis/globals.c), which the copy's
+   * derivatives read and the reverse of a copy to it clears (cuda/memory.c). */
+  bool from_symbol;
 } CudaCall;
 
 /* A warp shuffle's lane pattern, PTX's shfl modes, and how its last
@@ -1071,19 +1088,42 @@ LLVMValueRef cuda_stream_operand(const Rule *rule, LLVMValueRef call); /* NULL: 
 LLVMValueRef cuda_kind_operand(const Rule *rule, LLVMValueRef call);   /* cudaMemcpyKind */
 /* The bytes a copy or set of `count` (its size operand) moves or sets. */
 LLVMValueRef cuda_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef count);
-/* Before the forward sweep writes `bytes` at dst. */
-void cuda_before_write(LLVMBuilderRef b, LLVMValueRef dst, LLVMValueRef bytes, LLVMValueRef stream,
-                       LLVMValueRef subject);
+/* The source operand of a copy (cudaMemcpy2D's is its third). */
+LLVMValueRef cuda_copy_source(const Rule *rule, LLVMValueRef call);
+/* Whether operand i of a call with CUDA rule `rule` is device memory: a
+ * copy's destination or source, a set's destination, what a free frees. */
+bool cuda_address_operand(const Rule *rule, unsigned i);
+/* Before the forward sweep's copy or set `call` writes its destination. */
+void cuda_before_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef subject);
+/* The bytes allocation `call` asks for (pitch * height where pitched),
+ * read after it. */
+LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call);
 LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef bytes,
                                LLVMValueRef stream, LLVMValueRef subject);
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject);
-/* dsrc += ddst (elements of type `floats`: float, double, half, bfloat; NULL
- * when the host never reads the memory as numbers, for the runtime to tell),
- * then ddst = 0; a NULL dsrc only zeroes ddst. */
-void cuda_copy_reverse(LLVMBuilderRef b, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMValueRef bytes,
-                       LLVMValueRef kind, LLVMValueRef stream, LLVMTypeRef floats,
-                       LLVMValueRef subject);
+/* The value a sweep computes for an operand of the primal call (the
+ * reverse sweep's own copy, or the operand itself). */
+typedef LLVMValueRef (*CudaOperandFn)(void *sweep, LLVMValueRef operand);
+/* The reverse of copy or set `call`: dsrc += ddst (elements of type
+ * `floats`: float, double, half, bfloat; NULL when the host never reads the
+ * memory as numbers, for the runtime to tell), then ddst = 0, row by row
+ * where pitched; a NULL dsrc (a set, or a copy of values without
+ * derivatives) only zeroes ddst. Operands of `call` are read through
+ * `primal`. */
+void cuda_reverse_of_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, CudaOperandFn primal,
+                           void *sweep, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMTypeRef floats,
+                           LLVMValueRef subject);
+/* A copy described by a CUDA_MEMCPY2D (RULE_MEMCPY_DESCRIBED): before it,
+ * the runtime's record of its shadows (`shadow`, the descriptor's, may be
+ * NULL), to free after cuda_described_copy_reverse; in forward mode, after
+ * it, the copy of the tangents (`tangent`, the descriptor's). */
+LLVMValueRef cuda_described_copy_record(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
+                                        LLVMValueRef shadow, LLVMValueRef subject);
+void cuda_described_copy_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef stream,
+                                 LLVMValueRef subject);
+void cuda_described_copy_tangent(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
+                                 LLVMValueRef tangent, LLVMValueRef subject);
 /* Puts a deferred release (runtime/kinase_cuda.h) in place of `call`, a
  * free or destroy of the forward sweep, before it; the caller erases it. */
 void cuda_defer_release(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef subject);
@@ -1096,6 +1136,16 @@ void cuda_release_deferred(LLVMBuilderRef b);
  * that carry derivatives (`varied`), which would be lost there. */
 bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,
                                   LLVMValueRef subject);
+/* A copy from or to a __device__ variable (to_symbol, from_symbol rows):
+ * its reverse (dsrc += ddst, then ddst = 0, with the variable's shadow in
+ * the device module on the symbol's side: none where no kernel writes it;
+ * elements of the variable's type), or in forward mode (`primal` NULL,
+ * operands read as they are) the copy of its tangents. `shadow` is that of
+ * the other side (NULL: none). Reports and returns false where the symbol
+ * is not a variable of a file with kernels. */
+bool cuda_symbol_copy_derivative(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
+                                 CudaOperandFn primal, void *sweep, LLVMValueRef shadow,
+                                 LLVMValueRef subject);
 /* Reports and returns true for a call of the CUDA API that has no rule. */
 bool cuda_unknown_api_call(LLVMValueRef call, LLVMValueRef subject);
 

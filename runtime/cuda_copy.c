@@ -1,4 +1,5 @@
-/* The reverse of cudaMemcpy* (dsrc += ddst, then ddst = 0, in any direction)
+/* The reverse of cudaMemcpy* and cudaMemcpy2D* (dsrc += ddst, then ddst = 0,
+ * in any direction)
  * and shadows of CUDA allocations. Device-side sums run the kernels of
  * accumulate.cu; host-side sums a loop, after the stream is synchronized. */
 #include <pthread.h>
@@ -126,24 +127,32 @@ void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void 
   kinase_rt_reverse_end(stream, where);
 }
 
-static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStream_t stream,
-                         int element, const char *where) {
-  if (element == 0 && dsrc)
+/* The element of the memory a copy's reverse moves (`element`, or what the
+ * kernels launched with either side told), which both sides hold from now
+ * on; 0 when there is no dsrc (nothing moves, ddst is zeroed). */
+static int copied_element(void *dsrc, void *ddst, size_t bytes, int element, const char *where) {
+  if (!dsrc)
+    return 0;
+  if (element == 0)
     element = kinase_rt_element_of(ddst) ? kinase_rt_element_of(ddst) : kinase_rt_element_of(dsrc);
-  if (element == 0 && dsrc)
+  if (element == 0)
     kinase_rt_fail(where, "a copy of %zu bytes of device memory whose element type no kernel "
                           "launched here tells, and the host code never reads it as numbers: "
                           "Kinase cannot tell floats from doubles",
                    bytes);
-  if (dsrc && element_index(element) < 0)
+  if (element_index(element) < 0)
     kinase_rt_fail(where, "the reverse of a copy of elements of unknown type %d", element);
-  int element_size = dsrc ? KINASE_ELEMENT_SIZE(element) : 1; /* without dsrc, only zeroes */
   /* Both sides hold these elements: the reverse of an earlier copy into the
    * source (a host-to-device copy before a device-to-device one) learns it. */
-  if (dsrc) {
-    kinase_rt_learn_type(dsrc, element, where);
-    kinase_rt_learn_type(ddst, element, where);
-  }
+  kinase_rt_learn_type(dsrc, element, where);
+  kinase_rt_learn_type(ddst, element, where);
+  return element;
+}
+
+static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStream_t stream,
+                         int element, const char *where) {
+  element = copied_element(dsrc, ddst, bytes, element, where);
+  int element_size = dsrc ? KINASE_ELEMENT_SIZE(element) : 1; /* without dsrc, only zeroes */
   bool src_device, dst_device;
   switch (kind) {
   case cudaMemcpyHostToHost:
@@ -193,6 +202,47 @@ static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStr
     CHECK(where, cudaStreamSynchronize, stream);
     memset(ddst, 0, bytes);
   }
+}
+
+/* ---- __kinase_copy2d_reverse ---- */
+
+/* The rows of a pitched copy's reverse, packed (width bytes each, in device
+ * memory) so that the 1-D reverse adds them; CUDA's own 2-D copies gather
+ * and scatter them, wherever each side lives. */
+void __kinase_copy2d_reverse(void *dsrc, size_t spitch, void *ddst, size_t dpitch, size_t width,
+                             size_t height, int kind, void *stream, int element, const char *where) {
+  if (!ddst || width == 0 || height == 0 || dsrc == ddst)
+    return;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    kinase_rt_fail(where, "the reverse of a copy of unknown cudaMemcpyKind %d", kind);
+  kinase_rt_reverse_begin(stream, where);
+  size_t bytes = width * height;
+  element = copied_element(dsrc, ddst, bytes, element, where);
+  cudaStream_t s = stream;
+  bool dst_device = on_device(ddst, where);
+  if (dsrc) {
+    void *rows, *sums;
+    CHECK(where, cudaMallocAsync, &rows, bytes, s);
+    CHECK(where, cudaMallocAsync, &sums, bytes, s);
+    CHECK(where, cudaMemcpy2DAsync, rows, width, ddst, dpitch, width, height, cudaMemcpyDefault, s);
+    CHECK(where, cudaMemcpy2DAsync, sums, width, dsrc, spitch, width, height, cudaMemcpyDefault, s);
+    accumulate_on_device(sums, rows, bytes / (size_t)KINASE_ELEMENT_SIZE(element), 0, element, s,
+                         where);
+    CHECK(where, cudaMemcpy2DAsync, dsrc, spitch, sums, width, width, height, cudaMemcpyDefault, s);
+    CHECK(where, cudaFreeAsync, rows, s);
+    CHECK(where, cudaFreeAsync, sums, s);
+  }
+  /* ddst = 0, its rows only: the padding between them is not the copy's. */
+  if (dst_device) {
+    CHECK(where, cudaMemset2DAsync, ddst, dpitch, 0, width, height, s);
+  } else {
+    CHECK(where, cudaStreamSynchronize, s);
+    for (size_t row = 0; row < height; row++)
+      memset((char *)ddst + row * dpitch, 0, width);
+  }
+  if (dsrc && !on_device(dsrc, where))
+    CHECK(where, cudaStreamSynchronize, s);
+  kinase_rt_reverse_end(stream, where);
 }
 
 /* ---- shadows of allocations ---- */

@@ -12,6 +12,7 @@
  * the same attributes, for cuLaunchKernelEx) and records the launch, or
  * skips it as a launch through <<<>>> is skipped; in forward mode it
  * launches the forward kernel. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,6 +166,38 @@ void __kinase_direct_launch_tangent(const void *kernel, uint64_t grid_xy, uint32
                                     void *stream, void **tangents, const char *where) {
   CUlaunchConfig config = dim3_configuration(grid_xy, grid_z, block_xy, block_z, shmem, stream);
   tangent(kinase_rt_kernel(kernel, where), &config, args, tangents, where);
+}
+
+/* cudaLaunchKernelExC: the runtime API's configuration is the driver's
+ * with dim3s, and its attributes are the driver's (same identifiers, same
+ * layout), so the launch is cuLaunchKernelEx's. */
+_Static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute) &&
+                   offsetof(cudaLaunchAttribute, val) == offsetof(CUlaunchAttribute, value) &&
+                   (int)cudaLaunchAttributeCooperative == (int)CU_LAUNCH_ATTRIBUTE_COOPERATIVE &&
+                   (int)cudaLaunchAttributeClusterDimension ==
+                       (int)CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+               "cudaLaunchAttribute is CUlaunchAttribute");
+
+static CUlaunchConfig runtime_configuration(const cudaLaunchConfig_t *c) {
+  uint32_t grid[3] = {c->gridDim.x, c->gridDim.y, c->gridDim.z};
+  uint32_t block[3] = {c->blockDim.x, c->blockDim.y, c->blockDim.z};
+  CUlaunchConfig config = kinase_rt_config(grid, block, c->dynamicSmemBytes, c->stream);
+  config.attrs = (CUlaunchAttribute *)c->attrs;
+  config.numAttrs = c->numAttrs;
+  return config;
+}
+
+KinaseLaunch *__kinase_direct_launch_ex_augment(const void *config, const void *kernel,
+                                                void **args, void **shadows, void **unneeded,
+                                                const char *where) {
+  CUlaunchConfig driver = runtime_configuration(config);
+  return augment(kinase_rt_kernel(kernel, where), &driver, args, shadows, unneeded, where);
+}
+
+void __kinase_direct_launch_ex_tangent(const void *config, const void *kernel, void **args,
+                                       void **tangents, const char *where) {
+  CUlaunchConfig driver = runtime_configuration(config);
+  tangent(kinase_rt_kernel(kernel, where), &driver, args, tangents, where);
 }
 
 KinaseLaunch *__kinase_driver_cooperative_augment(void *f, unsigned gx, unsigned gy, unsigned gz,

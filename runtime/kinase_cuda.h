@@ -231,6 +231,15 @@ void __kinase_direct_launch_tangent(const void *kernel, uint64_t grid_xy, uint32
                                     uint64_t block_xy, uint32_t block_z, void **args, size_t shmem,
                                     void *stream, void **tangents, const char *where);
 
+/* The same for cudaLaunchKernelExC(config, kernel, args) (what the
+ * cudaLaunchKernelEx template calls): `config` is its cudaLaunchConfig_t,
+ * attributes included, as for cuLaunchKernelEx. */
+KinaseLaunch *__kinase_direct_launch_ex_augment(const void *config, const void *kernel,
+                                                void **args, void **shadows, void **unneeded,
+                                                const char *where);
+void __kinase_direct_launch_ex_tangent(const void *config, const void *kernel, void **args,
+                                       void **tangents, const char *where);
+
 /* The same for cuLaunchCooperativeKernel(f, grid, block, shmem, stream,
  * params) and cudaLaunchCooperativeKernel(kernel, grid, block, args, shmem,
  * stream): launches with the cooperative attribute. Before f first runs,
@@ -272,6 +281,37 @@ void __kinase_before_write(const void *dst, size_t bytes, void *stream, const ch
  * is updated. A NULL dsrc only zeroes ddst. */
 void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void *stream,
                            int element, const char *where);
+
+/* The same for a pitched copy (cudaMemcpy2D*, and a pitched set with a
+ * NULL dsrc): `height` rows of `width` bytes, `spitch` bytes apart in dsrc
+ * and `dpitch` in ddst. Only the rows are added and zeroed. */
+void __kinase_copy2d_reverse(void *dsrc, size_t spitch, void *ddst, size_t dpitch, size_t width,
+                             size_t height, int kind, void *stream, int element, const char *where);
+
+/* Copies a CUDA_MEMCPY2D describes (cuMemcpy2D*), whose shadow `shadow`
+ * (NULL: none) holds in its address fields the shadows of the addresses
+ * stored in the descriptor (NULL or 0 for those without one). In the
+ * forward sweep, before the copy, a record of both sides' shadows
+ * (malloc'd: the generated code frees it after the reverse, or on
+ * unwinding); in reverse, the record's rows as __kinase_copy2d_reverse,
+ * elements as the kernels tell. Forward mode: the same copy of the
+ * tangents, after the copy. */
+void *__kinase_copy2d_record(const void *descriptor, const void *shadow, void *stream,
+                             const char *where);
+void __kinase_copy2d_record_reverse(const void *record, void *stream, const char *where);
+void __kinase_copy2d_tangent(const void *descriptor, const void *tangent, void *stream,
+                             const char *where);
+
+/* The device address, `offset` bytes in, of the shadow of __device__
+ * variable `name` (__kinase_shadow_NAME in the device module of the kernel
+ * whose host stub is `stub`, one of the variable's file); NULL where the
+ * module has none (no kernel writes the variable: its values carry no
+ * derivative). */
+void *__kinase_symbol_shadow(const void *stub, const char *name, size_t offset, const char *where);
+/* Forward mode: tdst = tsrc, bytes of tangents, host or device; a NULL tsrc
+ * zeroes tdst. Returns once done. */
+void __kinase_copy_tangent(void *tdst, const void *tsrc, size_t bytes, void *stream,
+                           const char *where);
 
 /* The elements of copied memory: the low byte is the size in bytes. */
 enum {

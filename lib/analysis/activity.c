@@ -233,21 +233,6 @@ static bool holds_address(ValueSet *varied, LLVMValueRef p, int depth) {
   return LLVMIsAAllocaInst(slot) && depth <= 4 && given_address(varied, slot, depth);
 }
 
-/* Whether operand i of a call with CUDA rule `rule` is device memory: a
- * copy's destination or source, a set's destination, what a free frees. */
-static bool cuda_address_operand(const Rule *rule, unsigned i) {
-  switch (rule->kind) {
-  case RULE_MEMCPY:
-    return i <= 1;
-  case RULE_MEMSET:
-    return i == 0;
-  case RULE_FREE:
-    return i == rule->arg;
-  default:
-    return false;
-  }
-}
-
 static bool used_as_address(LLVMValueRef v, int depth);
 
 /* Whether some load of local slot `slot`, into which an integer is stored

@@ -178,7 +178,12 @@ static LLVMValueRef globals_shadow(LLVMValueRef g) {
   /* Shared memory on the GPU cannot be initialised; its shadow, shared
    * memory too, is cleared wherever the primal is written (reverse/augment.c). */
   LLVMSetInitializer(shadow, space == KN_SHARED_ADDRESS_SPACE ? LLVMGetUndef(type) : LLVMConstNull(type));
-  LLVMSetLinkage(shadow, LLVMInternalLinkage);
+  /* A __device__ variable's shadow is visible in its module: the host
+   * runtime finds it there (cuModuleGetGlobal) for the copies from and to
+   * the variable (runtime/cuda_symbol.c). */
+  bool device_variable = kn_module.gpu && space == KN_GLOBAL_ADDRESS_SPACE &&
+                         LLVMGetLinkage(g) == LLVMExternalLinkage;
+  LLVMSetLinkage(shadow, device_variable ? LLVMExternalLinkage : LLVMInternalLinkage);
   LLVMSetAlignment(shadow, globals_alignment(g));
   LLVMSetThreadLocalMode(shadow, LLVMGetThreadLocalMode(g));
   vmap_put(&shadows, g, shadow);

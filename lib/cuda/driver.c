@@ -2,7 +2,8 @@
  * API's cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream,
  * kernelParams, extra) and cuLaunchKernelEx(config, f, kernelParams, extra),
  * and the runtime API's cudaLaunchKernel(kernel, grid, block, args, shmem,
- * stream) called by the user (not by a kernel's stub, cuda/launch.c):
+ * stream) called by the user (not by a kernel's stub, cuda/launch.c) and
+ * cudaLaunchKernelExC(config, kernel, args):
  * RULE_LAUNCH rows of rules/cuda.def, as calls of the runtime
  * (runtime/kinase_cuda.h).
  *
@@ -56,6 +57,8 @@ static const struct LaunchForm {
     {8, false, false, "__kinase_direct_launch_augment", "__kinase_direct_launch_tangent"},
     /* cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, kernelParams) */
     {10, true, false, "__kinase_driver_cooperative_augment", "__kinase_driver_cooperative_tangent"},
+    /* cudaLaunchKernelExC(config, stub, args): a cudaLaunchConfig_t */
+    {3, false, false, "__kinase_direct_launch_ex_augment", "__kinase_direct_launch_ex_tangent"},
     /* cudaLaunchCooperativeKernel, with cudaLaunchKernel's operands */
     {8, true, false, "__kinase_direct_cooperative_augment", "__kinase_direct_cooperative_tangent"},
 };

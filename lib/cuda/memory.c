@@ -8,7 +8,8 @@
  *   free        (and the destroy of a stream or event) deferred to the end of
  *               the request's reverse sweep, which still needs what it frees;
  *   copy        forward: the same copy on the shadows; reverse: dsrc +=
- *               ddst, then ddst = 0, in whichever memory each lives;
+ *               ddst, then ddst = 0, in whichever memory each lives (for
+ *               pitched copies, row by row: width bytes, pitch apart);
  *   set         forward: the shadow set to 0; reverse: the shadow zeroed.
  * Writes of the forward sweep to device memory tell the runtime first, so
  * that launches reading that memory keep what they read.
@@ -37,6 +38,39 @@ static LLVMValueRef as_pointer(LLVMBuilderRef b, LLVMValueRef v) {
   return kn_is_pointer_type(LLVMTypeOf(v)) ? v : LLVMBuildIntToPtr(b, v, ptr_type(), "");
 }
 
+/* Where the operands of a copy or set are, by its rule: 1-D ones have
+ * memcpy's and memset's (dst, src or value, bytes); pitched ones CUDA's
+ * (cudaMemcpy2D: dst, dpitch, src, spitch, width, height; cudaMemset2D: dst,
+ * pitch, value, width, height). -1: none. */
+typedef struct {
+  int src, bytes, dpitch, spitch, width, height;
+} WriteOperands;
+
+static WriteOperands write_operands(const Rule *rule) {
+  bool copy = rule->kind == RULE_MEMCPY;
+  if (!rule->cuda->pitched)
+    return (WriteOperands){copy ? 1 : -1, 2, -1, -1, -1, -1};
+  return copy ? (WriteOperands){2, -1, 1, 3, 4, 5} : (WriteOperands){-1, -1, 1, -1, 3, 4};
+}
+
+LLVMValueRef cuda_copy_source(const Rule *rule, LLVMValueRef call) {
+  int src = write_operands(rule).src;
+  return src >= 0 ? LLVMGetOperand(call, (unsigned)src) : NULL;
+}
+
+bool cuda_address_operand(const Rule *rule, unsigned i) {
+  switch (rule->kind) {
+  case RULE_MEMCPY:
+    return i == 0 || (int)i == write_operands(rule).src;
+  case RULE_MEMSET:
+    return i == 0;
+  case RULE_FREE:
+    return i == rule->arg;
+  default:
+    return false;
+  }
+}
+
 LLVMValueRef cuda_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef count) {
   LLVMValueRef bytes = size_value(b, count);
   return rule->cuda->unit > 1 ? LLVMBuildMul(b, bytes, LLVMConstInt(i64_type(), rule->cuda->unit, 0), "")
@@ -53,10 +87,28 @@ LLVMValueRef cuda_kind_operand(const Rule *rule, LLVMValueRef call) {
                                    : LLVMConstInt(i32_type(), 4 /* cudaMemcpyDefault */, 0);
 }
 
-void cuda_before_write(LLVMBuilderRef b, LLVMValueRef dst, LLVMValueRef bytes, LLVMValueRef stream,
-                       LLVMValueRef subject) {
-  LLVMValueRef args[4] = {as_pointer(b, dst), size_value(b, bytes), stream, where_string(b, subject)};
+/* pitch * height: the span of a pitched array (its last row's padding too,
+ * which the runtime's snapshots and shadows may cover as the allocation does). */
+static LLVMValueRef pitched_span(LLVMBuilderRef b, LLVMValueRef pitch, LLVMValueRef height) {
+  return LLVMBuildMul(b, size_value(b, pitch), size_value(b, height), "");
+}
+
+void cuda_before_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef subject) {
+  WriteOperands at = write_operands(rule);
+  LLVMValueRef bytes = at.bytes >= 0 ? cuda_bytes(b, rule, LLVMGetOperand(call, (unsigned)at.bytes))
+                                     : pitched_span(b, LLVMGetOperand(call, (unsigned)at.dpitch),
+                                                    LLVMGetOperand(call, (unsigned)at.height));
+  LLVMValueRef args[4] = {as_pointer(b, LLVMGetOperand(call, 0)), bytes, cuda_stream_operand(rule, call),
+                          where_string(b, subject)};
   kn_call_libc(b, "__kinase_before_write", LLVMVoidTypeInContext(kn_module.ctx), args, 4);
+}
+
+LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call) {
+  LLVMValueRef size = LLVMGetOperand(call, rule->arg);
+  if (!rule->cuda->pitched)
+    return size;
+  LLVMValueRef pitch = LLVMBuildLoad2(b, i64_type(), LLVMGetOperand(call, 1), "pitch");
+  return pitched_span(b, pitch, size);
 }
 
 LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef bytes,
@@ -84,17 +136,56 @@ static unsigned element_of(LLVMTypeRef floats) {
   }
 }
 
-void cuda_copy_reverse(LLVMBuilderRef b, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMValueRef bytes,
-                       LLVMValueRef kind, LLVMValueRef stream, LLVMTypeRef floats,
-                       LLVMValueRef subject) {
-  LLVMValueRef args[7] = {dsrc ? as_pointer(b, dsrc) : LLVMConstNull(ptr_type()),
-                          as_pointer(b, ddst),
-                          size_value(b, bytes),
-                          LLVMBuildZExtOrBitCast(b, kind, i32_type(), ""),
-                          stream,
-                          LLVMConstInt(i32_type(), element_of(floats), 0),
+void cuda_reverse_of_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, CudaOperandFn primal,
+                           void *sweep, LLVMValueRef dsrc, LLVMValueRef ddst, LLVMTypeRef floats,
+                           LLVMValueRef subject) {
+  WriteOperands at = write_operands(rule);
+  /* A set reverses as a copy from nowhere: ddst = 0. */
+  LLVMValueRef kind = rule->kind == RULE_MEMCPY ? primal(sweep, cuda_kind_operand(rule, call))
+                                                : LLVMConstInt(i32_type(), 4 /* cudaMemcpyDefault */, 0);
+  LLVMValueRef source = dsrc ? as_pointer(b, dsrc) : LLVMConstNull(ptr_type());
+  LLVMValueRef common[4] = {LLVMBuildZExtOrBitCast(b, kind, i32_type(), ""),
+                            primal(sweep, cuda_stream_operand(rule, call)),
+                            LLVMConstInt(i32_type(), element_of(floats), 0), where_string(b, subject)};
+  if (at.bytes >= 0) {
+    LLVMValueRef bytes = cuda_bytes(b, rule, primal(sweep, LLVMGetOperand(call, (unsigned)at.bytes)));
+    LLVMValueRef args[7] = {source, as_pointer(b, ddst), bytes, common[0], common[1], common[2], common[3]};
+    kn_call_libc(b, "__kinase_copy_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 7);
+    return;
+  }
+  int sizes[4] = {at.spitch, at.dpitch, at.width, at.height};
+  LLVMValueRef size[4];
+  for (int i = 0; i < 4; i++)
+    size[i] = sizes[i] >= 0 ? size_value(b, primal(sweep, LLVMGetOperand(call, (unsigned)sizes[i])))
+                            : LLVMConstInt(i64_type(), 0, 0); /* a set has no source */
+  LLVMValueRef args[10] = {source,    size[0],   as_pointer(b, ddst), size[1],  size[2],
+                           size[3],   common[0], common[1],           common[2], common[3]};
+  kn_call_libc(b, "__kinase_copy2d_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 10);
+}
+
+/* Copies a CUDA_MEMCPY2D describes: the runtime reads the descriptor and
+ * its shadow, whose address fields hold the shadows of the addresses stored
+ * in it, as the forward sweep mirrored those stores. */
+static LLVMValueRef shadow_or_null(LLVMValueRef shadow) { return shadow ? shadow : LLVMConstNull(ptr_type()); }
+
+LLVMValueRef cuda_described_copy_record(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
+                                        LLVMValueRef shadow, LLVMValueRef subject) {
+  LLVMValueRef args[4] = {LLVMGetOperand(call, 0), shadow_or_null(shadow), cuda_stream_operand(rule, call),
                           where_string(b, subject)};
-  kn_call_libc(b, "__kinase_copy_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 7);
+  return kn_call_libc(b, "__kinase_copy2d_record", ptr_type(), args, 4);
+}
+
+void cuda_described_copy_reverse(LLVMBuilderRef b, LLVMValueRef record, LLVMValueRef stream,
+                                 LLVMValueRef subject) {
+  LLVMValueRef args[3] = {record, stream, where_string(b, subject)};
+  kn_call_libc(b, "__kinase_copy2d_record_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 3);
+}
+
+void cuda_described_copy_tangent(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
+                                 LLVMValueRef tangent, LLVMValueRef subject) {
+  LLVMValueRef args[4] = {LLVMGetOperand(call, 0), tangent, cuda_stream_operand(rule, call),
+                          where_string(b, subject)};
+  kn_call_libc(b, "__kinase_copy2d_tangent", LLVMVoidTypeInContext(kn_module.ctx), args, 4);
 }
 
 /* Whether some forward sweep of this module defers a release: its requests
@@ -128,6 +219,17 @@ void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n) {
   defers = false;
 }
 
+/* Whether `call` (memset, memcpy) fills the memory at `address` with
+ * constants: a set, or a copy of a constant global (how clang initialises
+ * `double zeros[2] = {0, 0}` or a local array of coefficients). */
+static bool fills_with_constants(const Rule *rule, LLVMValueRef call, LLVMValueRef address) {
+  if (LLVMGetOperand(call, 0) != address)
+    return false;
+  LLVMValueRef source = rule->kind == RULE_MEMCPY ? kn_strip_casts(LLVMGetOperand(call, 1)) : NULL;
+  return rule->kind == RULE_MEMSET ||
+         (source && LLVMIsAGlobalVariable(source) && LLVMIsGlobalConstant(source));
+}
+
 /* Whether what is stored through `address` (a local variable, or a place
  * in one) carries no derivative: every use loads, stores a value without
  * one, computes an address that is so used, or is a call that writes
@@ -143,7 +245,8 @@ static bool local_without_derivatives(ValueSet *varied, LLVMValueRef address, in
     bool fine = LLVMIsALoadInst(user) ||
                 (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == address &&
                  !vset_has(varied, LLVMGetOperand(user, 0))) ||
-                (rule && (rule->kind == RULE_INACTIVE || (rule->cuda && rule->cuda->to_symbol)));
+                (rule && (rule->kind == RULE_INACTIVE || (rule->cuda && rule->cuda->to_symbol))) ||
+                (rule && !rule->cuda && fills_with_constants(rule, user, address));
     bool derived = LLVMIsAGetElementPtrInst(user) || LLVMIsACastInst(user);
     if (!fine && !(derived && local_without_derivatives(varied, user, depth + 1)))
       return false;
@@ -165,6 +268,64 @@ bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueR
                           "__constant__ variable, which has no shadow: pass them to the kernels "
                           "as arguments",
            kn_function_name(kn_called_function(call)));
+  return true;
+}
+
+/* A kernel stub this file defines: through it the runtime finds the device
+ * module that holds the file's __device__ variables and their shadows. */
+static LLVMValueRef file_kernel_stub(void) {
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
+    if (!LLVMIsDeclaration(fn) && cuda_is_launch_stub(fn))
+      return fn;
+  return NULL;
+}
+
+/* The element a handle's variable holds (float g_sum, double acc[4]). */
+static LLVMTypeRef variable_floats(LLVMValueRef handle) {
+  LLVMTypeRef type = LLVMGlobalGetValueType(handle);
+  while (LLVMGetTypeKind(type) == LLVMArrayTypeKind)
+    type = LLVMGetElementType(type);
+  return kn_is_float_or_double(type) ? type : NULL;
+}
+
+static LLVMValueRef operand_of(CudaOperandFn primal, void *sweep, LLVMValueRef call, unsigned i) {
+  LLVMValueRef v = LLVMGetOperand(call, i);
+  return primal ? primal(sweep, v) : v;
+}
+
+bool cuda_symbol_copy_derivative(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
+                                 CudaOperandFn primal, void *sweep, LLVMValueRef shadow,
+                                 LLVMValueRef subject) {
+  bool from = rule->cuda->from_symbol;
+  LLVMValueRef handle = kn_strip_casts(LLVMGetOperand(call, from ? 1 : 0)), stub = file_kernel_stub();
+  if (!LLVMIsAGlobalVariable(handle) || !stub) {
+    kn_error(call, subject, "%s of %s: Kinase finds the shadow of a __device__ variable through "
+                            "the kernels of the file that defines it; copy the variable itself, "
+                            "in the file of a kernel that writes it",
+             kn_function_name(kn_called_function(call)),
+             LLVMIsAGlobalVariable(handle) ? "a variable of a file without kernels" : "a computed symbol");
+    return false;
+  }
+  LLVMValueRef args[4] = {stub, kn_constant_string(b, kn_value_name(handle)),
+                          size_value(b, operand_of(primal, sweep, call, 3)), where_string(b, subject)};
+  LLVMValueRef variable = kn_call_libc(b, "__kinase_symbol_shadow", ptr_type(), args, 4);
+  LLVMValueRef bytes = size_value(b, operand_of(primal, sweep, call, 2));
+  LLVMValueRef stream = primal ? primal(sweep, cuda_stream_operand(rule, call)) : cuda_stream_operand(rule, call);
+  LLVMValueRef other = shadow ? as_pointer(b, shadow) : LLVMConstNull(ptr_type());
+  LLVMValueRef to = from ? other : variable, source = from ? variable : LLVMConstNull(ptr_type());
+  if (!primal) { /* forward mode: the tangents copied as the values are */
+    LLVMValueRef tangent[5] = {to, source, bytes, stream, where_string(b, subject)};
+    kn_call_libc(b, "__kinase_copy_tangent", LLVMVoidTypeInContext(kn_module.ctx), tangent, 5);
+    return true;
+  }
+  LLVMValueRef reverse[7] = {source,
+                             to,
+                             bytes,
+                             LLVMConstInt(i32_type(), 4 /* cudaMemcpyDefault */, 0),
+                             stream,
+                             LLVMConstInt(i32_type(), element_of(variable_floats(handle)), 0),
+                             where_string(b, subject)};
+  kn_call_libc(b, "__kinase_copy_reverse", LLVMVoidTypeInContext(kn_module.ctx), reverse, 7);
   return true;
 }
 

@@ -115,10 +115,10 @@ static void store_tangent(Forward *f, LLVMValueRef store) {
     return;
   }
   LLVMValueRef copy = LLVMInstructionClone(store);
-  /* A Const pointer into a launch's argument slot: Const there too. */
-  bool const_argument = kn_is_pointer_type(LLVMTypeOf(value)) && !is_varied(f, value) &&
-                        !LLVMIsAConstant(value) &&
-                        (cuda_is_argument_slot(ptr) || cuda_is_launch_struct(ptr));
+  /* A Const pointer into a launch's argument slot, or a stream: null there. */
+  bool const_argument =
+      kn_is_pointer_type(LLVMTypeOf(value)) && !is_varied(f, value) && !LLVMIsAConstant(value) &&
+      (cuda_is_argument_slot(ptr) || cuda_is_launch_struct(ptr) || cuda_is_handle(value));
   LLVMSetOperand(copy, 0, const_argument ? LLVMConstNull(LLVMTypeOf(value)) : tangent_of(f, value, store));
   LLVMSetOperand(copy, 1, tangent_of(f, ptr, store));
   kn_drop_metadata(copy);
@@ -242,6 +242,11 @@ static void memory_call(Forward *f, LLVMValueRef call, const Rule *rule) {
   }
 }
 
+static LLVMValueRef operand_itself(void *sweep, LLVMValueRef operand) {
+  (void)sweep;
+  return operand;
+}
+
 /* CUDA calls the generic memory rules do not cover: shadows come from the
  * runtime, and a copy of memory without tangents zeroes the destination's
  * wherever it lives. False leaves the call to memory_call. */
@@ -259,7 +264,7 @@ static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule)
   }
   case RULE_POSIX_MEMALIGN:
     if (is_varied(f, dst))
-      LLVMBuildStore(f->b, cuda_shadow_alloc(f->b, rule, LLVMGetOperand(call, rule->arg), stream, f->sig->fn),
+      LLVMBuildStore(f->b, cuda_shadow_alloc(f->b, rule, cuda_alloc_bytes(f->b, rule, call), stream, f->sig->fn),
                      tangent_of(f, dst, call));
     return true;
   case RULE_FREE:
@@ -267,14 +272,41 @@ static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule)
       cuda_shadow_free(f->b, rule, tangent_of(f, dst, call), stream, f->sig->fn);
     return true;
   case RULE_MEMCPY:
-    if (rule->cuda->to_symbol) { /* what it may copy carries no tangent */
-      f->failed |= cuda_symbol_copy_unsupported(&f->varied, rule, call, f->sig->fn);
+    if (rule->cuda->to_symbol) { /* what it may copy carries no tangent: the variable's is 0 */
+      f->failed |= cuda_symbol_copy_unsupported(&f->varied, rule, call, f->sig->fn) ||
+                   !cuda_symbol_copy_derivative(f->b, rule, call, NULL, NULL, NULL, f->sig->fn);
       return true;
     }
-    if (!is_varied(f, dst) || is_varied(f, LLVMGetOperand(call, 1)))
+    if (rule->cuda->from_symbol) {
+      if (is_varied(f, dst))
+        f->failed |= !cuda_symbol_copy_derivative(f->b, rule, call, NULL, NULL, tangent_of(f, dst, call),
+                                                  f->sig->fn);
+      return true;
+    }
+    if (!rule->cuda->pitched && (!is_varied(f, dst) || is_varied(f, LLVMGetOperand(call, 1))))
       return false;
-    cuda_copy_reverse(f->b, NULL, tangent_of(f, dst, call), LLVMGetOperand(call, 2),
-                      cuda_kind_operand(rule, call), stream, NULL, f->sig->fn);
+    if (!is_varied(f, dst)) {
+      f->failed |= unsupported_unshadowed_write(&f->varied, call, dst, cuda_copy_source(rule, call), f->sig->fn);
+      return true;
+    }
+    if (is_varied(f, cuda_copy_source(rule, call))) { /* the same rows of the tangents */
+      LLVMValueRef copy = twin(f, call, 0, 1);
+      LLVMSetOperand(copy, 2, tangent_of(f, cuda_copy_source(rule, call), call));
+      return true;
+    }
+    cuda_reverse_of_write(f->b, rule, call, operand_itself, NULL, NULL, tangent_of(f, dst, call), NULL,
+                          f->sig->fn);
+    return true;
+  case RULE_MEMCPY_DESCRIBED:
+    if (is_varied(f, dst))
+      cuda_described_copy_tangent(f->b, rule, call, tangent_of(f, dst, call), f->sig->fn);
+    return true;
+  case RULE_MEMSET: /* the generic memset's operands are not a pitched set's */
+    if (!rule->cuda->pitched)
+      return false;
+    if (is_varied(f, dst))
+      cuda_reverse_of_write(f->b, rule, call, operand_itself, NULL, NULL, tangent_of(f, dst, call), NULL,
+                            f->sig->fn);
     return true;
   default:
     return false;

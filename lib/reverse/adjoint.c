@@ -464,10 +464,13 @@ static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element) {
   return fn;
 }
 
+static LLVMValueRef primal_in_sweep(void *r, LLVMValueRef operand) { return rev_primal(r, operand); }
+
 /* CUDA memory calls, through the runtime: it knows where each shadow
  * lives (host or device) and moves adjoints across. */
 static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
-  LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1);
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  LLVMValueRef src = rule->kind == RULE_MEMCPY ? cuda_copy_source(rule, call) : NULL;
   LLVMValueRef stream = rev_primal(r, cuda_stream_operand(rule, call));
   switch (rule->kind) {
   case RULE_LAUNCH: {
@@ -475,6 +478,12 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     cuda_launch_reverse(r->b, rev_primal(r, record),
                         is_varied(r, params) ? rev_primal(r, rev_shadow_of(r, params, call)) : NULL);
     rev_own(r, (Owned){.value = record, .how = RELEASE_CUDA_LAUNCH});
+    return;
+  }
+  case RULE_MEMCPY_DESCRIBED: {
+    LLVMValueRef record = vmap_get(&r->shadow, call);
+    cuda_described_copy_reverse(r->b, rev_primal(r, record), stream, r->sig->fn);
+    rev_free(r, record);
     return;
   }
   case RULE_POSIX_MEMALIGN: {
@@ -485,6 +494,14 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   }
   case RULE_MEMSET:
   case RULE_MEMCPY: {
+    /* A __device__ variable's side is its shadow in the device module. */
+    if (rule->kind == RULE_MEMCPY && (rule->cuda->to_symbol || rule->cuda->from_symbol)) {
+      LLVMValueRef ddst = rule->cuda->from_symbol && is_varied(r, dst) ? rev_shadow_of(r, dst, call) : NULL;
+      if (rule->cuda->to_symbol || ddst)
+        r->failed |= !cuda_symbol_copy_derivative(r->b, rule, call, primal_in_sweep, r,
+                                                  ddst ? rev_primal(r, ddst) : NULL, r->sig->fn);
+      return;
+    }
     if (!is_varied(r, dst))
       return;
     bool moves = rule->kind == RULE_MEMCPY && is_varied(r, src);
@@ -496,12 +513,9 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     }
     /* none: the host never reads it as numbers; the runtime knows the type
      * from the kernels launched with it. */
-    LLVMValueRef kind = rule->kind == RULE_MEMCPY ? cuda_kind_operand(rule, call)
-                                                  : LLVMConstInt(i32(), 4, 0);
-    cuda_copy_reverse(r->b, moves ? rev_primal(r, rev_shadow_of(r, src, call)) : NULL,
-                      rev_primal(r, rev_shadow_of(r, dst, call)),
-                      cuda_bytes(r->b, rule, rev_primal(r, LLVMGetOperand(call, 2))),
-                      rev_primal(r, kind), stream, m.floats, r->sig->fn);
+    cuda_reverse_of_write(r->b, rule, call, primal_in_sweep, r,
+                          moves ? rev_primal(r, rev_shadow_of(r, src, call)) : NULL,
+                          rev_primal(r, rev_shadow_of(r, dst, call)), m.floats, r->sig->fn);
     return;
   }
   default:

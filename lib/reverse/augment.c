@@ -298,7 +298,7 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     return;
   }
   if (rule->kind == RULE_POSIX_MEMALIGN) {
-    LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, LLVMGetOperand(call, rule->arg), stream, r->sig->fn);
+    LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, cuda_alloc_bytes(r->ab, rule, call), stream, r->sig->fn);
     vset_add(&r->shadow_code, LLVMBuildStore(r->ab, shadow, rev_shadow_of(r, dst, call)));
     set_shadow(r, call, shadow);
     return;
@@ -316,12 +316,17 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   case RULE_MEMCPY:
     r->failed |= rule->cuda->to_symbol
                      ? cuda_symbol_copy_unsupported(&r->varied, rule, call, r->sig->fn)
-                     : unsupported_unshadowed_write(&r->varied, call, dst, LLVMGetOperand(call, 1), r->sig->fn);
-    cuda_before_write(before, dst, LLVMGetOperand(call, 2), stream, r->sig->fn);
+                     : unsupported_unshadowed_write(&r->varied, call, dst, cuda_copy_source(rule, call), r->sig->fn);
+    cuda_before_write(before, rule, call, r->sig->fn);
     break;
   case RULE_MEMSET:
-    cuda_before_write(before, dst, cuda_bytes(before, rule, LLVMGetOperand(call, 2)), stream, r->sig->fn);
+    cuda_before_write(before, rule, call, r->sig->fn);
     break;
+  case RULE_MEMCPY_DESCRIBED: {
+    LLVMValueRef shadow = is_varied(r, dst) ? rev_shadow_of(r, dst, call) : NULL;
+    set_shadow(r, call, cuda_described_copy_record(before, rule, call, shadow, r->sig->fn));
+    break;
+  }
   default:
     break;
   }
@@ -457,8 +462,8 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
      * is: its shadow beside it, so that a launch's argument array finds it. */
     bool unshadowed = !is_varied(r, value) && !LLVMIsAConstant(value);
     if (is_varied(r, at) && kn_is_pointer_type(LLVMTypeOf(value)) && unshadowed &&
-        (cuda_is_argument_slot(at) || cuda_is_launch_struct(at))) {
-      /* A Const pointer into a launch's argument slot: Const there too. */
+        (cuda_is_argument_slot(at) || cuda_is_launch_struct(at) || cuda_is_handle(value))) {
+      /* A Const pointer into a launch's argument slot, or a stream: null there. */
       LLVMValueRef zero = shadow_twin(r, inst, 1, 1);
       LLVMSetOperand(zero, 0, LLVMConstNull(LLVMTypeOf(value)));
     } else if (is_varied(r, at) &&

@@ -65,11 +65,16 @@ static const struct {
   CudaCall cuda;
 } cuda_table[] = {
 #define CUDA(name, kind, arg, how, kind_arg, stream_arg)                                          \
-  {name, kind, arg, {how, kind_arg, stream_arg, 1, false}},
-#define CUDA_SET(name, unit, stream_arg) {name, RULE_MEMSET, 0, {0, -1, stream_arg, unit, false}},
-#define CUDA_TO_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, true}},
+  {name, kind, arg, {how, kind_arg, stream_arg, 1, false, false, false}},
+#define CUDA_2D(name, kind, arg, how, kind_arg, stream_arg)                                       \
+  {name, kind, arg, {how, kind_arg, stream_arg, 1, false, true, false}},
+#define CUDA_SET(name, unit, stream_arg) {name, RULE_MEMSET, 0, {0, -1, stream_arg, unit, false, false, false}},
+#define CUDA_TO_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, true, false, false}},
+#define CUDA_FROM_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, false, false, true}},
 #include "cuda.def"
+#undef CUDA_FROM_SYMBOL
 #undef CUDA_TO_SYMBOL
+#undef CUDA_2D
 #undef CUDA_SET
 #undef CUDA
 };

@@ -1,7 +1,7 @@
-/* Copies of whole structs holding both pointers and floats (clang's memcpy
- * of a struct passed by value into the argument it builds), split into one
- * load and store per field: the generators move a pointer's shadow and a
- * float's adjoint differently, and a memcpy says neither. */
+/* Copies of whole structs holding pointers (clang's memcpy of a struct
+ * passed by value into the argument it builds, a member assigned whole),
+ * split into one load and store per field: the generators move a pointer's
+ * shadow and a float's adjoint differently, and a memcpy says neither. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -29,18 +29,34 @@ void kn_type_leaves(LLVMTypeRef type, uint64_t offset, bool (*whole)(LLVMTypeRef
   arrput(*out, ((TypeLeaf){type, offset}));
 }
 
-/* The struct type a memcpy copies whole into a local of that type, or NULL. */
+/* The type the instruction making `p` declares its memory with: a local's,
+ * or the field a typed GEP addresses (a member assigned whole, as
+ * std::valarray's expression templates copy the closure they hold). */
+static LLVMTypeRef declared_type(LLVMValueRef p) {
+  p = kn_strip_casts(p);
+  if (LLVMIsAAllocaInst(p))
+    return LLVMGetAllocatedType(p);
+  return LLVMIsAGetElementPtrInst(p) ? kn_gep_field_type(p) : NULL;
+}
+
+/* The struct type holding pointers that a memcpy copies whole into or out
+ * of memory declared with that type, or NULL. Pointers only, too: the memory
+ * copied into may hold floats beside them (std::valarray's closure of two
+ * closures, one of them holding a double), which the copy says nothing of. */
 static LLVMTypeRef whole_struct_copied(LLVMValueRef call) {
   LLVMValueRef callee = kn_called_function(call);
   if (!callee || strncmp(kn_function_name(callee), "llvm.memcpy.", 12))
     return NULL;
-  LLVMValueRef dst = kn_strip_casts(LLVMGetOperand(call, 0)), length = LLVMGetOperand(call, 2);
-  if (!LLVMIsAAllocaInst(dst) || !LLVMIsAConstantInt(length))
+  LLVMValueRef length = LLVMGetOperand(call, 2);
+  if (!LLVMIsAConstantInt(length))
     return NULL;
-  LLVMTypeRef type = LLVMGetAllocatedType(dst);
-  bool mixed = LLVMGetTypeKind(type) == LLVMStructTypeKind && kn_type_has_floats(type) &&
-               kn_type_has_pointers(type);
-  return mixed && LLVMABISizeOfType(kn_module.layout, type) == LLVMConstIntGetZExtValue(length) ? type : NULL;
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMTypeRef type = declared_type(LLVMGetOperand(call, k));
+    bool pointers = type && LLVMGetTypeKind(type) == LLVMStructTypeKind && kn_type_has_pointers(type);
+    if (pointers && LLVMABISizeOfType(kn_module.layout, type) == LLVMConstIntGetZExtValue(length))
+      return type;
+  }
+  return NULL;
 }
 
 static LLVMValueRef byte_offset(LLVMBuilderRef b, LLVMValueRef base, uint64_t offset) {

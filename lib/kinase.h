@@ -512,8 +512,8 @@ bool unwind_has_landing_pads(const UnwindEdge *edges);
 void unwind_follow(LLVMValueRef from, LLVMValueRef to);
 /* Each call of `fn` that stands for an invoke becomes an invoke again,
  * unwinding to its edge's landing pad; appended to the stb array *invokes
- * when given. Calls that stand for a call throwing into the caller stay
- * calls, appended to *to_caller when given. */
+ * when given and on the normal path. Calls that stand for a call throwing
+ * into the caller stay calls, appended to *to_caller likewise. */
 void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes, LLVMValueRef **to_caller);
 /* Puts code where `invoke` unwinds, before its landing pad's code. */
 typedef void (*UnwindFill)(void *data, LLVMBuilderRef b, LLVMValueRef invoke);

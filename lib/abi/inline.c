@@ -68,11 +68,33 @@ static LLVMValueRef only_store(LLVMValueRef slot) {
   return stored;
 }
 
+/* The constant every return of a function of the module returns, or NULL:
+ * a lambda's conversion to a function pointer (`+[](double x) {...}`)
+ * returns its static invoker so, whatever the closure holds. */
+static LLVMValueRef only_returned_constant(LLVMValueRef callee) {
+  if (!callee || LLVMIsDeclaration(callee))
+    return NULL;
+  LLVMValueRef returned = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(callee); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (!term || LLVMGetInstructionOpcode(term) != LLVMRet)
+      continue;
+    LLVMValueRef v = LLVMGetNumOperands(term) ? kn_strip_casts(LLVMGetOperand(term, 0)) : NULL;
+    if (!v || !LLVMIsAConstant(v) || (returned && returned != v))
+      return NULL;
+    returned = v;
+  }
+  return returned;
+}
+
 /* What `v` holds, through loads of allocas stored once. Any such load
  * reads the one value stored or nothing stored yet (undefined), so that
  * value may stand for it. */
 static LLVMValueRef forwarded(LLVMValueRef v, int depth) {
   v = kn_strip_casts(v);
+  LLVMValueRef constant = kn_is_call_site(v) ? only_returned_constant(kn_called_function(v)) : NULL;
+  if (constant)
+    return constant;
   if (depth > MAX_FORWARDS || !LLVMIsALoadInst(v))
     return v;
   LLVMValueRef slot = forwarded(LLVMGetOperand(v, 0), depth + 1);

@@ -80,6 +80,37 @@ static char *captured(const char *what, LLVMMetadataRef location) {
   return kn_strdup_printf("%s (%.*s:%u)", what, (int)length, name, LLVMDILocationGetLine(location));
 }
 
+/* The C++ runtime's demangler (C linkage; the plugin and kinase-opt link
+ * libstdc++): users know `Model::energy(double const*)`, not
+ * `_ZN5Model6energyEPKd`. */
+char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status);
+
+/* `message` with every quoted Itanium name ('_Z...') demangled, so that every
+ * diagnostic names functions as the source does, whichever part of Kinase
+ * worded it. */
+static char *demangled(const char *message) {
+  char *out = kn_strdup_printf("%s", "");
+  const char *rest = message;
+  for (const char *open; (open = strstr(rest, "'_Z"));) {
+    const char *close = strchr(open + 1, '\'');
+    if (!close)
+      break;
+    char *mangled = kn_strdup_printf("%.*s", (int)(close - open - 1), open + 1);
+    int status = -1;
+    char *name = __cxa_demangle(mangled, NULL, NULL, &status);
+    char *longer = kn_strdup_printf("%s%.*s%s", out, (int)(open + 1 - rest), rest,
+                                    status == 0 && name ? name : mangled);
+    free(out);
+    free(name);
+    free(mangled);
+    out = longer;
+    rest = close;
+  }
+  char *whole = kn_strdup_printf("%s%s", out, rest);
+  free(out);
+  return whole;
+}
+
 void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
   char what[1024];
   va_list ap;
@@ -114,7 +145,9 @@ void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
   if (shgeti(said, key) < 0) {
     shput(said, key, 1);
     error_count++;
-    kn_report_error(kn_module.ctx, function, location, message);
+    char *shown = demangled(message);
+    kn_report_error(kn_module.ctx, function, location, shown);
+    free(shown);
   }
   free(key);
   free(message);

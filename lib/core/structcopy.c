@@ -1,10 +1,12 @@
-/* Copies of whole structs holding both pointers and floats (clang's memcpy
- * of a struct passed by value into the argument it builds), split into one
- * load and store per field: the generators move a pointer's shadow and a
- * float's adjoint differently, and a memcpy says neither. */
+/* Copies of whole structs holding pointers, or floats beside other fields
+ * (clang's memcpy of a struct passed by value into the argument it builds,
+ * a member assigned whole, a local copy of an element), split into one load
+ * and store per field: the generators move a pointer's shadow, a float's
+ * adjoint and an integer differently, and a memcpy says none of it. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
+#include <stdlib.h>
 #include <string.h>
 
 void kn_type_leaves(LLVMTypeRef type, uint64_t offset, bool (*whole)(LLVMTypeRef), TypeLeaf **out) {
@@ -29,18 +31,165 @@ void kn_type_leaves(LLVMTypeRef type, uint64_t offset, bool (*whole)(LLVMTypeRef
   arrput(*out, ((TypeLeaf){type, offset}));
 }
 
-/* The struct type a memcpy copies whole into a local of that type, or NULL. */
-static LLVMTypeRef whole_struct_copied(LLVMValueRef call) {
+/* The type of a parameter passed by value in memory (byval), or NULL. */
+static LLVMTypeRef byval_type(LLVMValueRef param) {
+  LLVMValueRef fn = LLVMGetParamParent(param);
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++) {
+    LLVMAttributeRef attr = LLVMGetParam(fn, i) == param ? LLVMGetEnumAttributeAtIndex(fn, i + 1, byval) : NULL;
+    if (attr)
+      return LLVMGetTypeAttributeValue(attr);
+  }
+  return NULL;
+}
+
+/* The type the value making `p` declares its memory with: a local's, the
+ * field a typed GEP addresses (a member assigned whole, as std::valarray's
+ * expression templates copy the closure they hold), or a parameter's passed
+ * by value (std::__adjust_heap's element). */
+static LLVMTypeRef declared_type(LLVMValueRef p) {
+  p = kn_strip_casts(p);
+  if (LLVMIsAAllocaInst(p))
+    return LLVMGetAllocatedType(p);
+  if (LLVMIsAArgument(p))
+    return byval_type(p);
+  return LLVMIsAGetElementPtrInst(p) ? kn_gep_field_type(p) : NULL;
+}
+
+/* The type of a field clang's !tbaa.struct describes by its access tag and
+ * size, or NULL: a char may alias anything (a union, a byte buffer). */
+static LLVMTypeRef tagged_field_type(LLVMValueRef tag, uint64_t size) {
+  if (!tag || !LLVMIsAMDNode(tag) || LLVMGetMDNodeNumOperands(tag) < 1 || LLVMGetMDNodeNumOperands(tag) > 4)
+    return NULL;
+  LLVMValueRef ops[4];
+  LLVMGetMDNodeOperands(tag, ops);
+  if (!ops[0] || !LLVMIsAMDNode(ops[0]) || !LLVMGetMDNodeNumOperands(ops[0]) ||
+      LLVMGetMDNodeNumOperands(ops[0]) > 16)
+    return NULL;
+  LLVMValueRef names[16];
+  LLVMGetMDNodeOperands(ops[0], names);
+  unsigned length = 0;
+  const char *name = names[0] ? LLVMGetMDString(names[0], &length) : NULL;
+  if (!name || strstr(name, "char"))
+    return NULL;
+  LLVMTypeRef type = kn_tbaa_named_type(name);
+  if (type && LLVMGetTypeKind(type) != LLVMIntegerTypeKind)
+    return LLVMABISizeOfType(kn_module.layout, type) == size ? type : NULL;
+  return size == 1 || size == 2 || size == 4 || size == 8
+             ? LLVMIntTypeInContext(kn_module.ctx, (unsigned)(8 * size))
+             : NULL; /* an integer, an enum, a bool */
+}
+
+/* The fields clang's !tbaa.struct gives a copy of a struct (offset, size
+ * and access tag of each, from -O1 up): what a copy between elements of a
+ * container, whose addresses come from its iterators, moves. False where a
+ * field's type is not known. */
+static bool tagged_leaves(LLVMValueRef call, TypeLeaf **out) {
+  LLVMValueRef node = LLVMGetMetadata(call, LLVMGetMDKindIDInContext(kn_module.ctx, "tbaa.struct", 11));
+  unsigned n = node ? LLVMGetMDNodeNumOperands(node) : 0;
+  if (!n || n % 3 || n / 3 > KN_MAX_LEAVES)
+    return false;
+  LLVMValueRef *ops = malloc(n * sizeof *ops);
+  LLVMGetMDNodeOperands(node, ops);
+  bool known = true;
+  for (unsigned k = 0; k < n && known; k += 3) {
+    known = LLVMIsAConstantInt(ops[k]) && LLVMIsAConstantInt(ops[k + 1]);
+    LLVMTypeRef type = known ? tagged_field_type(ops[k + 2], LLVMConstIntGetZExtValue(ops[k + 1])) : NULL;
+    known = type != NULL;
+    if (known)
+      arrput(*out, ((TypeLeaf){type, LLVMConstIntGetZExtValue(ops[k])}));
+  }
+  free(ops);
+  return known;
+}
+
+/* Whether a copy of these fields must move each its own way: they hold
+ * pointers, whose shadows move (pointers only, too: the memory copied into
+ * may hold floats beside them, as std::valarray's closure of two closures,
+ * one of them holding a double, does, which the copy says nothing of), or
+ * floats beside fields of other types (a struct of doubles and an int id,
+ * which std::sort moves whole): a copy's reverse moves the adjoints of
+ * floats of one type. */
+static bool fields_move_apart(const TypeLeaf *leaves) {
+  bool pointers = false, floats = false, apart = false;
+  for (ptrdiff_t k = 0; k < arrlen(leaves); k++) {
+    pointers |= kn_is_pointer_type(leaves[k].type);
+    floats |= kn_is_float_type(leaves[k].type);
+    apart |= leaves[k].type != leaves[0].type;
+  }
+  return pointers || (floats && apart);
+}
+
+static bool is_memcpy_of_constant_length(LLVMValueRef call) {
   LLVMValueRef callee = kn_called_function(call);
-  if (!callee || strncmp(kn_function_name(callee), "llvm.memcpy.", 12))
-    return NULL;
-  LLVMValueRef dst = kn_strip_casts(LLVMGetOperand(call, 0)), length = LLVMGetOperand(call, 2);
-  if (!LLVMIsAAllocaInst(dst) || !LLVMIsAConstantInt(length))
-    return NULL;
-  LLVMTypeRef type = LLVMGetAllocatedType(dst);
-  bool mixed = LLVMGetTypeKind(type) == LLVMStructTypeKind && kn_type_has_floats(type) &&
-               kn_type_has_pointers(type);
-  return mixed && LLVMABISizeOfType(kn_module.layout, type) == LLVMConstIntGetZExtValue(length) ? type : NULL;
+  return callee && !strncmp(kn_function_name(callee), "llvm.memcpy.", 12) &&
+         LLVMIsAConstantInt(LLVMGetOperand(call, 2));
+}
+
+/* The function whose result `p` is, or NULL. */
+static LLVMValueRef returned_by(LLVMValueRef p) {
+  p = kn_strip_casts(p);
+  return LLVMIsACallInst(p) ? kn_called_function(p) : NULL;
+}
+
+/* The struct type of `length` bytes that a copy anywhere in the module
+ * moves the result of `fn` into or out of (an iterator's operator*, which
+ * returns T&, its result copied into a local of type T), or NULL. */
+static LLVMTypeRef type_copied_from(LLVMValueRef fn, uint64_t length) {
+  for (LLVMUseRef u = fn ? LLVMGetFirstUse(fn) : NULL; u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef call = LLVMGetUser(u);
+    if (!LLVMIsACallInst(call) || kn_called_function(call) != fn)
+      continue;
+    for (LLVMUseRef c = LLVMGetFirstUse(call); c; c = LLVMGetNextUse(c)) {
+      LLVMValueRef copy = LLVMGetUser(c);
+      if (!LLVMIsACallInst(copy) || !is_memcpy_of_constant_length(copy) ||
+          LLVMConstIntGetZExtValue(LLVMGetOperand(copy, 2)) != length)
+        continue;
+      for (unsigned k = 0; k < 2; k++) {
+        LLVMTypeRef type = LLVMGetOperand(copy, 1 - k) == call ? declared_type(LLVMGetOperand(copy, k)) : NULL;
+        if (type && LLVMGetTypeKind(type) == LLVMStructTypeKind &&
+            LLVMABISizeOfType(kn_module.layout, type) == length)
+          return type;
+      }
+    }
+  }
+  return NULL;
+}
+
+/* The struct type of the memory a copy moves: that of a local, a typed
+ * field or a by-value parameter it copies into or out of; else what the
+ * function giving one of its addresses gives in another copy (unoptimised
+ * code copies one element of a container over another, both addresses
+ * from the iterator's operator*, and elsewhere an element into a local). */
+static LLVMTypeRef copied_type(LLVMValueRef call) {
+  uint64_t length = LLVMConstIntGetZExtValue(LLVMGetOperand(call, 2));
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMTypeRef type = declared_type(LLVMGetOperand(call, k));
+    if (!type)
+      type = type_copied_from(returned_by(LLVMGetOperand(call, k)), length);
+    if (type && LLVMGetTypeKind(type) == LLVMStructTypeKind &&
+        LLVMABISizeOfType(kn_module.layout, type) == length)
+      return type;
+  }
+  return NULL;
+}
+
+/* The fields of a whole struct that a memcpy copies, when they must move
+ * apart: its struct type is known (copied_type), or clang's !tbaa.struct
+ * describes it. False otherwise. */
+static bool whole_struct_copied(LLVMValueRef call, TypeLeaf **leaves) {
+  arrsetlen(*leaves, 0);
+  LLVMTypeRef type = copied_type(call);
+  if (type) {
+    kn_type_leaves(type, 0, NULL, leaves);
+    if (arrlen(*leaves) <= KN_MAX_LEAVES && fields_move_apart(*leaves))
+      return true;
+    arrsetlen(*leaves, 0);
+  }
+  if (tagged_leaves(call, leaves) && fields_move_apart(*leaves))
+    return true;
+  arrsetlen(*leaves, 0);
+  return false;
 }
 
 static LLVMValueRef byte_offset(LLVMBuilderRef b, LLVMValueRef base, uint64_t offset) {
@@ -52,25 +201,24 @@ void kn_split_struct_copies(LLVMValueRef fn) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
-      if (LLVMIsACallInst(inst) && whole_struct_copied(inst))
+      if (LLVMIsACallInst(inst) && is_memcpy_of_constant_length(inst))
         arrput(calls, inst);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  TypeLeaf *leaves = NULL;
   for (ptrdiff_t c = 0; c < arrlen(calls); c++) {
-    TypeLeaf *leaves = NULL;
-    kn_type_leaves(whole_struct_copied(calls[c]), 0, NULL, &leaves);
     /* A struct of very many fields keeps its copy (which is then refused). */
-    if (arrlen(leaves) <= KN_MAX_LEAVES) {
-      LLVMPositionBuilderBefore(b, calls[c]);
-      LLVMValueRef dst = LLVMGetOperand(calls[c], 0), src = LLVMGetOperand(calls[c], 1);
-      for (ptrdiff_t k = 0; k < arrlen(leaves); k++) {
-        LLVMValueRef value = LLVMBuildLoad2(b, leaves[k].type, byte_offset(b, src, leaves[k].offset), "");
-        LLVMSetAlignment(value, 1);
-        LLVMSetAlignment(LLVMBuildStore(b, value, byte_offset(b, dst, leaves[k].offset)), 1);
-      }
-      LLVMInstructionEraseFromParent(calls[c]);
+    if (!whole_struct_copied(calls[c], &leaves))
+      continue;
+    LLVMPositionBuilderBefore(b, calls[c]);
+    LLVMValueRef dst = LLVMGetOperand(calls[c], 0), src = LLVMGetOperand(calls[c], 1);
+    for (ptrdiff_t k = 0; k < arrlen(leaves); k++) {
+      LLVMValueRef value = LLVMBuildLoad2(b, leaves[k].type, byte_offset(b, src, leaves[k].offset), "");
+      LLVMSetAlignment(value, 1);
+      LLVMSetAlignment(LLVMBuildStore(b, value, byte_offset(b, dst, leaves[k].offset)), 1);
     }
-    arrfree(leaves);
+    LLVMInstructionEraseFromParent(calls[c]);
   }
+  arrfree(leaves);
   LLVMDisposeBuilder(b);
   arrfree(calls);
 }

@@ -125,6 +125,22 @@ static void normal_path(LLVMValueRef fn, ValueSet *reached) {
   arrfree(rpo);
 }
 
+/* Whether `bb` calls a function that never returns (`throw;` in a catch
+ * block: __cxa_rethrow, whose invoke's normal destination, now a branch,
+ * clang shares with the other throws' unreachable block). */
+static bool calls_noreturn(LLVMBasicBlockRef bb) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
+  for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+    if (!LLVMIsACallInst(inst))
+      continue;
+    LLVMValueRef callee = kn_called_function(inst);
+    if (LLVMGetCallSiteEnumAttribute(inst, LLVMAttributeFunctionIndex, kind) ||
+        (callee && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind)))
+      return true;
+  }
+  return false;
+}
+
 /* The terminator of a block only unwinding reaches that branches into the
  * normal path: a catch that carries on. */
 static LLVMValueRef rejoining_branch(LLVMValueRef fn) {
@@ -133,7 +149,7 @@ static LLVMValueRef rejoining_branch(LLVMValueRef fn) {
   LLVMValueRef found = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !found; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    if (vset_has(&reached, LLVMBasicBlockAsValue(bb)) || !term)
+    if (vset_has(&reached, LLVMBasicBlockAsValue(bb)) || !term || calls_noreturn(bb))
       continue;
     for (unsigned i = 0, n = LLVMGetNumSuccessors(term); i < n && !found; i++)
       if (vset_has(&reached, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, i))))
@@ -234,20 +250,28 @@ void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes,
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
       if (marked_edge(inst) >= 0)
         arrput(calls, inst);
+  /* Only calls of the normal path are handed back: one in code that only
+   * unwinding reaches (the `throw;` of a catch block) runs after the landing
+   * pad that brought the exception there, where the caller's release
+   * already ran. */
+  ValueSet normal = {0};
+  normal_path(fn, &normal);
   bool *named = calloc((size_t)arrlen(edges) + 1, sizeof *named);
   for (ptrdiff_t i = 0; i < arrlen(calls); i++) {
     long long k = marked_edge(calls[i]);
     LLVMSetMetadata(calls[i], mark_kind(), NULL);
+    bool on_normal_path = vset_has(&normal, LLVMBasicBlockAsValue(LLVMGetInstructionParent(calls[i])));
     if (!edges[k].unwind) {
-      if (to_caller)
+      if (to_caller && on_normal_path)
         arrput(*to_caller, calls[i]);
       continue;
     }
     add_predecessor(&edges[k], LLVMGetInstructionParent(calls[i]), &named[k]);
     LLVMValueRef invoke = unwind_through(calls[i], edges[k].unwind);
-    if (invokes)
+    if (invokes && on_normal_path)
       arrput(*invokes, invoke);
   }
+  vset_free(&normal);
   /* An edge whose call is gone leaves its landing pad one predecessor less. */
   for (ptrdiff_t k = 0; k < arrlen(edges); k++)
     if (!named[k] && edges[k].unwind)

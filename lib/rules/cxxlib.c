@@ -1,9 +1,11 @@
-/* The C++ standard library's streams, locales, strings and exceptions: no derivative
+/* The C++ standard library's functions that a program calls but libstdc++
+ * defines. Streams, locales, strings and exceptions: no derivative
  * flows through them, as none flows through printf. Their functions are
  * many (one per character type and overload) and mostly declared, not
  * defined, in a program (libstdc++ has them), so they are named here by the
  * prefixes of their mangled names: the classes' members and the stream
- * operators. Reading a number from a stream (operator>>) gives a constant. */
+ * operators. Reading a number from a stream (operator>>) gives a constant.
+ * std::list's linking of nodes: models (models.def), below. */
 #include "kinase.h"
 
 #include <string.h>
@@ -47,4 +49,40 @@ bool cxxlib_is_inactive(const char *name) {
     if (!strncmp(name, inactive_prefixes[i], strlen(inactive_prefixes[i])))
       return true;
   return false;
+}
+
+/* A std::list node (std::__detail::_List_node_base): the next node's
+ * address, then the previous one's. */
+static LLVMValueRef link_field(LLVMBuilderRef b, LLVMValueRef node, bool previous) {
+  LLVMTypeRef byte = LLVMInt8TypeInContext(kn_module.ctx);
+  LLVMValueRef offset = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),
+                                     previous ? LLVMPointerSize(kn_module.layout) : 0, 0);
+  return LLVMBuildGEP2(b, byte, node, &offset, 1, previous ? "prev" : "next");
+}
+
+static LLVMValueRef load_link(LLVMBuilderRef b, LLVMValueRef node, bool previous) {
+  return LLVMBuildLoad2(b, LLVMTypeOf(node), link_field(b, node, previous), "");
+}
+
+/* node->_M_hook(position): links `node` in before `position`, as
+ * push_back and insert do. Only addresses move: the shadow list is linked
+ * alike, shadow node before shadow position. */
+LLVMValueRef model_list_hook(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result) {
+  (void)result;
+  LLVMValueRef node = p[0], position = p[1];
+  LLVMValueRef before = load_link(b, position, true);
+  LLVMBuildStore(b, position, link_field(b, node, false));
+  LLVMBuildStore(b, before, link_field(b, node, true));
+  LLVMBuildStore(b, node, link_field(b, before, false));
+  LLVMBuildStore(b, node, link_field(b, position, true));
+  return NULL;
+}
+
+/* node->_M_unhook(): takes `node` out of its list, as pop_back and erase do. */
+LLVMValueRef model_list_unhook(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result) {
+  (void)result;
+  LLVMValueRef next = load_link(b, p[0], false), previous = load_link(b, p[0], true);
+  LLVMBuildStore(b, next, link_field(b, previous, false));
+  LLVMBuildStore(b, previous, link_field(b, next, true));
+  return NULL;
 }

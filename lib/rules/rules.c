@@ -321,6 +321,21 @@ const Rule *rule_for_name(const char *name) {
   return shget(by_name, name);
 }
 
+/* A function of the module that never returns (no `ret`: an abstract
+ * class's deleting destructor, which traps, reached by a virtual call's
+ * comparisons; a helper that always throws) hands nothing back to
+ * differentiate: its calls run as they are, and nothing after them does. */
+static bool never_returns(LLVMValueRef fn) {
+  if (LLVMIsDeclaration(fn))
+    return false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (term && LLVMGetInstructionOpcode(term) == LLVMRet)
+      return false;
+  }
+  return true;
+}
+
 const Rule *rule_for_function(LLVMValueRef fn) {
   static const Rule inactive = {.name = "__enzyme_inactivefn", .kind = RULE_INACTIVE};
   if (!by_name)
@@ -341,7 +356,9 @@ const Rule *rule_for_function(LLVMValueRef fn) {
   if (!strncmp(name, MODEL_PARTS_PREFIX, strlen(MODEL_PARTS_PREFIX)))
     name += strlen(MODEL_PARTS_PREFIX); /* rule_unpack_model_arguments' wrapper */
   const Rule *rule = shget(by_name, name);
-  return rule || !cxxlib_is_inactive(name) ? rule : &inactive;
+  if (rule)
+    return rule;
+  return cxxlib_is_inactive(name) || never_returns(fn) ? &inactive : NULL;
 }
 
 /* The model's parameters as the scalars its body takes: a complex number

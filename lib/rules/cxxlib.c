@@ -147,22 +147,29 @@ static void rb_descend_and_return(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRe
   LLVMBuildRet(b, n);
 }
 
+/* The in-order step from x `toward` one side (RB_RIGHT: the next node):
+ * with a child that way, returns the last node down its subtree the other
+ * way; else climbs (rb_climb), the builder left there. */
+static void rb_step(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef x, int toward, LLVMValueRef *cx,
+                    LLVMValueRef *cy) {
+  LLVMBasicBlockRef down = rb_block(fn, "child"), up = rb_block(fn, "no_child");
+  LLVMValueRef child = rb_field(b, x, toward);
+  LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, child, ""), down, up);
+  LLVMPositionBuilderAtEnd(b, down);
+  rb_descend_and_return(b, fn, child, toward == RB_RIGHT ? RB_LEFT : RB_RIGHT);
+  LLVMPositionBuilderAtEnd(b, up);
+  rb_climb(b, fn, x, toward, cx, cy);
+}
+
 /* kinase.model.rb_increment(x), libstdc++'s _Rb_tree_increment:
  *   if (x->right) { x = x->right; while (x->left) x = x->left; return x; }
  *   y = x->parent; while (x == y->right) { x = y; y = y->parent; }
  *   return x->right != y ? y : x;   (x the header's parent: the end) */
 static void build_rb_increment(LLVMValueRef fn) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
-  LLVMValueRef x = LLVMGetParam(fn, 0);
-  LLVMBasicBlockRef entry = rb_block(fn, "entry"), down = rb_block(fn, "right"), up = rb_block(fn, "no_right");
-  LLVMPositionBuilderAtEnd(b, entry);
-  LLVMValueRef right = rb_field(b, x, RB_RIGHT);
-  LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, right, ""), down, up);
-  LLVMPositionBuilderAtEnd(b, down);
-  rb_descend_and_return(b, fn, right, RB_LEFT);
-  LLVMPositionBuilderAtEnd(b, up);
-  LLVMValueRef cx, cy;
-  rb_climb(b, fn, x, RB_RIGHT, &cx, &cy);
+  LLVMValueRef x = LLVMGetParam(fn, 0), cx, cy;
+  LLVMPositionBuilderAtEnd(b, rb_block(fn, "entry"));
+  rb_step(b, fn, x, RB_RIGHT, &cx, &cy);
   LLVMValueRef last = LLVMBuildICmp(b, LLVMIntNE, rb_field(b, cx, RB_RIGHT), cy, "");
   LLVMBuildRet(b, LLVMBuildSelect(b, last, cy, cx, ""));
   LLVMDisposeBuilder(b);
@@ -175,9 +182,8 @@ static void build_rb_increment(LLVMValueRef fn) {
  *   y = x->parent; while (x == y->left) { x = y; y = y->parent; } return y; */
 static void build_rb_decrement(LLVMValueRef fn) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
-  LLVMValueRef x = LLVMGetParam(fn, 0);
-  LLVMBasicBlockRef entry = rb_block(fn, "entry"), header = rb_block(fn, "end"), node = rb_block(fn, "node"),
-                    down = rb_block(fn, "left"), up = rb_block(fn, "no_left");
+  LLVMValueRef x = LLVMGetParam(fn, 0), cx, cy;
+  LLVMBasicBlockRef entry = rb_block(fn, "entry"), header = rb_block(fn, "end"), node = rb_block(fn, "node");
   LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef red = LLVMBuildICmp(b, LLVMIntEQ, rb_field(b, x, RB_COLOUR),
                                    LLVMConstNull(LLVMInt32TypeInContext(kn_module.ctx)), "");
@@ -186,13 +192,7 @@ static void build_rb_decrement(LLVMValueRef fn) {
   LLVMPositionBuilderAtEnd(b, header);
   LLVMBuildRet(b, rb_field(b, x, RB_RIGHT));
   LLVMPositionBuilderAtEnd(b, node);
-  LLVMValueRef left = rb_field(b, x, RB_LEFT);
-  LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, left, ""), down, up);
-  LLVMPositionBuilderAtEnd(b, down);
-  rb_descend_and_return(b, fn, left, RB_RIGHT);
-  LLVMPositionBuilderAtEnd(b, up);
-  LLVMValueRef cx, cy;
-  rb_climb(b, fn, x, RB_LEFT, &cx, &cy);
+  rb_step(b, fn, x, RB_LEFT, &cx, &cy);
   LLVMBuildRet(b, cy);
   LLVMDisposeBuilder(b);
 }

@@ -956,6 +956,10 @@ typedef LLVMValueRef (*ModelFn)(LLVMBuilderRef b, LLVMValueRef *params, LLVMType
 /* models.c: a pair (a complex number's parts, modf's) as a value of `type`,
  * the {re, im} struct or <2 x float> vector of the target's C ABI. */
 LLVMValueRef model_pack(LLVMBuilderRef b, LLVMTypeRef type, LLVMValueRef re, LLVMValueRef im);
+/* models.c: a call of a function built with loops (`build` gives it, for
+ * the call's type), marked to be inlined where the model goes. */
+LLVMValueRef model_call_in_place(LLVMBuilderRef b, LLVMValueRef *p, unsigned n, LLVMTypeRef result,
+                                 LLVMValueRef (*build)(LLVMTypeRef type));
 /* qsort.c: the sort standing for qsort in the copies differentiated, a
  * function of `type` (qsort's, or qsort_r's with a context) built once per
  * module. */

@@ -161,6 +161,19 @@ static void add_callers_types(LLVMValueRef fn, LLVMValueRef original, LLVMValueR
   }
 }
 
+/* A copy whose own function never accesses the memory and is not called
+ * directly (a request's function): what its addresses are declared as, as
+ * a call gives them (std::vector<double>::data() returns a `double *`
+ * field, loaded with clang's pointer TBAA, "p1 double"). */
+static void add_operands_types(LLVMValueRef call, LLVMTypeRef **types) {
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef base = kn_underlying_object(LLVMGetOperand(call, k));
+    LLVMTypeRef type = LLVMIsAArgument(base) ? NULL : declared_type(base, 0);
+    if (type)
+      add_type(types, type);
+  }
+}
+
 void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
@@ -170,6 +183,8 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
       LLVMTypeRef *types = types_of_copy(fn, inst);
       if (!arrlen(types))
         add_callers_types(fn, original, inst, &types);
+      if (!arrlen(types))
+        add_operands_types(inst, &types);
       if (arrlen(types)) {
         /* A struct of the types stands for them all: a poison value of it
          * is the mark's one operand. */

@@ -185,7 +185,12 @@ static void pass_whole(LLVMValueRef call, LLVMValueRef stub) {
   }
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   LLVMPositionBuilderBefore(b, call);
-  LLVMValueRef replacement = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, nargs, "");
+  /* Among C++ locals with destructors the launch is an invoke. */
+  LLVMValueRef replacement =
+      LLVMIsAInvokeInst(call)
+          ? LLVMBuildInvoke2(b, LLVMGlobalGetValueType(fn), fn, args, nargs, LLVMGetNormalDest(call),
+                             LLVMGetUnwindDest(call), "")
+          : LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, nargs, "");
   LLVMInstructionSetDebugLoc(replacement, LLVMInstructionGetDebugLoc(call));
   LLVMDisposeBuilder(b);
   LLVMInstructionEraseFromParent(call);
@@ -195,7 +200,7 @@ void cuda_launch_structs_whole(LLVMValueRef fn) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      LLVMValueRef callee = kn_is_call_site(inst) ? kn_called_function(inst) : NULL;
       if (callee && !cuda_is_stub_by_reference(callee) && cuda_is_launch_stub(callee))
         arrput(calls, inst);
     }

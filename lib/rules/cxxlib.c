@@ -5,7 +5,8 @@
  * defined, in a program (libstdc++ has them), so they are named here by the
  * prefixes of their mangled names: the classes' members and the stream
  * operators. Reading a number from a stream (operator>>) gives a constant.
- * std::list's linking of nodes: models (models.def), below. */
+ * std::list's linking of nodes and std::map's and std::set's walk from node
+ * to node: models (models.def), below. */
 #include "kinase.h"
 
 #include <string.h>
@@ -85,4 +86,143 @@ LLVMValueRef model_list_unhook(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef re
   LLVMBuildStore(b, next, link_field(b, previous, false));
   LLVMBuildStore(b, previous, link_field(b, next, true));
   return NULL;
+}
+
+/* A red-black tree's node (std::_Rb_tree_node_base): its colour (red 0),
+ * then the addresses of its parent, left child and right child. */
+enum { RB_COLOUR, RB_PARENT, RB_LEFT, RB_RIGHT };
+
+static LLVMValueRef rb_field(LLVMBuilderRef b, LLVMValueRef node, int field) {
+  LLVMTypeRef byte = LLVMInt8TypeInContext(kn_module.ctx);
+  unsigned long long at = field == RB_COLOUR ? 0 : (unsigned long long)field * LLVMPointerSize(kn_module.layout);
+  LLVMValueRef offset = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx), at, 0);
+  LLVMValueRef address = LLVMBuildGEP2(b, byte, node, &offset, 1, "");
+  LLVMTypeRef type = field == RB_COLOUR ? LLVMInt32TypeInContext(kn_module.ctx) : LLVMTypeOf(node);
+  return LLVMBuildLoad2(b, type, address, "");
+}
+
+static LLVMBasicBlockRef rb_block(LLVMValueRef fn, const char *name) {
+  return LLVMAppendBasicBlockInContext(kn_module.ctx, fn, name);
+}
+
+/* The step of an in-order walk (`toward` RB_RIGHT: the next node; RB_LEFT:
+ * the previous) from a node with no child that way: up while x is that
+ * child of its parent y. The builder is left at the end of the climb, with
+ * *x and *y the last two nodes. */
+static void rb_climb(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef from, int toward, LLVMValueRef *x,
+                     LLVMValueRef *y) {
+  LLVMBasicBlockRef start = LLVMGetInsertBlock(b), head = rb_block(fn, "climb"), step = rb_block(fn, "up");
+  LLVMBasicBlockRef done = rb_block(fn, "climbed");
+  LLVMValueRef parent = rb_field(b, from, RB_PARENT);
+  LLVMBuildBr(b, head);
+  LLVMPositionBuilderAtEnd(b, head);
+  LLVMValueRef cx = LLVMBuildPhi(b, LLVMTypeOf(from), "x"), cy = LLVMBuildPhi(b, LLVMTypeOf(from), "y");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, cx, rb_field(b, cy, toward), ""), step, done);
+  LLVMPositionBuilderAtEnd(b, step);
+  LLVMValueRef grand = rb_field(b, cy, RB_PARENT);
+  LLVMBuildBr(b, head);
+  LLVMValueRef xs[2] = {from, cy}, ys[2] = {parent, grand};
+  LLVMBasicBlockRef preds[2] = {start, step};
+  LLVMAddIncoming(cx, xs, preds, 2);
+  LLVMAddIncoming(cy, ys, preds, 2);
+  LLVMPositionBuilderAtEnd(b, done);
+  *x = cx;
+  *y = cy;
+}
+
+/* Goes down from `from` while it has an `away` child and returns the last
+ * node: the leftmost node of a right subtree, or the rightmost of a left
+ * one. */
+static void rb_descend_and_return(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef from, int away) {
+  LLVMBasicBlockRef start = LLVMGetInsertBlock(b), head = rb_block(fn, "descend"), done = rb_block(fn, "found");
+  LLVMBuildBr(b, head);
+  LLVMPositionBuilderAtEnd(b, head);
+  LLVMValueRef n = LLVMBuildPhi(b, LLVMTypeOf(from), "n");
+  LLVMValueRef child = rb_field(b, n, away);
+  LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, child, ""), head, done);
+  LLVMValueRef ns[2] = {from, child};
+  LLVMBasicBlockRef preds[2] = {start, head};
+  LLVMAddIncoming(n, ns, preds, 2);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRet(b, n);
+}
+
+/* The in-order step from x `toward` one side (RB_RIGHT: the next node):
+ * with a child that way, returns the last node down its subtree the other
+ * way; else climbs (rb_climb), the builder left there. */
+static void rb_step(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef x, int toward, LLVMValueRef *cx,
+                    LLVMValueRef *cy) {
+  LLVMBasicBlockRef down = rb_block(fn, "child"), up = rb_block(fn, "no_child");
+  LLVMValueRef child = rb_field(b, x, toward);
+  LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, child, ""), down, up);
+  LLVMPositionBuilderAtEnd(b, down);
+  rb_descend_and_return(b, fn, child, toward == RB_RIGHT ? RB_LEFT : RB_RIGHT);
+  LLVMPositionBuilderAtEnd(b, up);
+  rb_climb(b, fn, x, toward, cx, cy);
+}
+
+/* kinase.model.rb_increment(x), libstdc++'s _Rb_tree_increment:
+ *   if (x->right) { x = x->right; while (x->left) x = x->left; return x; }
+ *   y = x->parent; while (x == y->right) { x = y; y = y->parent; }
+ *   return x->right != y ? y : x;   (x the header's parent: the end) */
+static void build_rb_increment(LLVMValueRef fn) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMValueRef x = LLVMGetParam(fn, 0), cx, cy;
+  LLVMPositionBuilderAtEnd(b, rb_block(fn, "entry"));
+  rb_step(b, fn, x, RB_RIGHT, &cx, &cy);
+  LLVMValueRef last = LLVMBuildICmp(b, LLVMIntNE, rb_field(b, cx, RB_RIGHT), cy, "");
+  LLVMBuildRet(b, LLVMBuildSelect(b, last, cy, cx, ""));
+  LLVMDisposeBuilder(b);
+}
+
+/* kinase.model.rb_decrement(x), libstdc++'s _Rb_tree_decrement:
+ *   if (x is red and x->parent->parent == x) return x->right;  (the end:
+ *     the header, whose right is the last node)
+ *   if (x->left) { y = x->left; while (y->right) y = y->right; return y; }
+ *   y = x->parent; while (x == y->left) { x = y; y = y->parent; } return y; */
+static void build_rb_decrement(LLVMValueRef fn) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMValueRef x = LLVMGetParam(fn, 0), cx, cy;
+  LLVMBasicBlockRef entry = rb_block(fn, "entry"), header = rb_block(fn, "end"), node = rb_block(fn, "node");
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef red = LLVMBuildICmp(b, LLVMIntEQ, rb_field(b, x, RB_COLOUR),
+                                   LLVMConstNull(LLVMInt32TypeInContext(kn_module.ctx)), "");
+  LLVMValueRef own = LLVMBuildICmp(b, LLVMIntEQ, rb_field(b, rb_field(b, x, RB_PARENT), RB_PARENT), x, "");
+  LLVMBuildCondBr(b, LLVMBuildAnd(b, red, own, ""), header, node);
+  LLVMPositionBuilderAtEnd(b, header);
+  LLVMBuildRet(b, rb_field(b, x, RB_RIGHT));
+  LLVMPositionBuilderAtEnd(b, node);
+  rb_step(b, fn, x, RB_LEFT, &cx, &cy);
+  LLVMBuildRet(b, cy);
+  LLVMDisposeBuilder(b);
+}
+
+static LLVMValueRef rb_function(LLVMTypeRef type, const char *name, void (*build)(LLVMValueRef)) {
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn)
+    return fn;
+  fn = LLVMAddFunction(kn_module.mod, name, type);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  build(fn);
+  return fn;
+}
+
+static LLVMValueRef rb_increment_function(LLVMTypeRef type) {
+  return rb_function(type, "kinase.model.rb_increment", build_rb_increment);
+}
+
+static LLVMValueRef rb_decrement_function(LLVMTypeRef type) {
+  return rb_function(type, "kinase.model.rb_decrement", build_rb_decrement);
+}
+
+/* _Rb_tree_increment(x) and _Rb_tree_decrement(x), in libstdc++: the next
+ * and previous nodes of std::map's and std::set's iterators. The walk,
+ * in place of the call, reads the addresses of the nodes it visits, so the
+ * node it returns has the shadow at the same place in the shadow tree. */
+LLVMValueRef model_rb_increment(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result) {
+  return model_call_in_place(b, p, 1, result, rb_increment_function);
+}
+
+LLVMValueRef model_rb_decrement(LLVMBuilderRef b, LLVMValueRef *p, LLVMTypeRef result) {
+  return model_call_in_place(b, p, 1, result, rb_decrement_function);
 }

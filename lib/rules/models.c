@@ -49,9 +49,7 @@ MODEL(model_sincos) {
   return NULL;
 }
 
-/* A call of a function built with loops, marked to be inlined where the
- * model goes. */
-static LLVMValueRef call_in_place(LLVMBuilderRef b, LLVMValueRef *p, unsigned n, LLVMTypeRef result,
+LLVMValueRef model_call_in_place(LLVMBuilderRef b, LLVMValueRef *p, unsigned n, LLVMTypeRef result,
                                   LLVMValueRef (*build)(LLVMTypeRef type)) {
   LLVMTypeRef params[8];
   for (unsigned i = 0; i < n; i++)
@@ -64,13 +62,13 @@ static LLVMValueRef call_in_place(LLVMBuilderRef b, LLVMValueRef *p, unsigned n,
 }
 
 /* qsort(base, n, size, cmp): the sort built in rules/qsort.c. */
-MODEL(model_qsort) { return call_in_place(b, p, 4, result, qsort_model_function); }
+MODEL(model_qsort) { return model_call_in_place(b, p, 4, result, qsort_model_function); }
 
 /* qsort_r(base, n, size, cmp, context) likewise. */
-MODEL(model_qsort_r) { return call_in_place(b, p, 5, result, qsort_model_function); }
+MODEL(model_qsort_r) { return model_call_in_place(b, p, 5, result, qsort_model_function); }
 
 /* bsearch(key, base, n, size, cmp): the search built in rules/bsearch.c. */
-MODEL(model_bsearch) { return call_in_place(b, p, 5, result, bsearch_model_function); }
+MODEL(model_bsearch) { return model_call_in_place(b, p, 5, result, bsearch_model_function); }
 
 /* reallocarray(p, n, size): realloc(p, n * size), which has a memory rule
  * (the product's overflow, which makes reallocarray fail, aside). */

@@ -76,19 +76,25 @@ bool unsupported_construct(LLVMValueRef fn) {
 /* Other atomics on differentiated memory than atomicAdd (exchange,
  * compare-and-swap, min, max, integer operations on the bits of floats)
  * move values in an order no derivative can follow. */
-/* An atomic on an integer narrower than an address (std::shared_ptr's
- * reference counts, in the block that also holds the object): no float and
- * no pointer passes through it. */
-static bool narrow_integer_atomic(LLVMValueRef inst) {
+/* A count kept with atomics (std::shared_ptr's reference counts, in the
+ * block that also holds the object): an integer add, subtract or
+ * compare-and-swap narrower than an address, whose values carry no
+ * derivative. An exchange is not one: CUDA's atomicExch of a float swaps its
+ * bits as an int. */
+static bool atomic_count(ValueSet *varied, LLVMValueRef inst) {
   LLVMTypeRef type = LLVMTypeOf(LLVMGetOperand(inst, 1));
-  return LLVMGetTypeKind(type) == LLVMIntegerTypeKind &&
-         LLVMGetIntTypeWidth(type) < 8 * LLVMPointerSize(kn_module.layout);
+  bool counts = LLVMIsAAtomicCmpXchgInst(inst) || LLVMGetAtomicRMWBinOp(inst) == LLVMAtomicRMWBinOpAdd ||
+                LLVMGetAtomicRMWBinOp(inst) == LLVMAtomicRMWBinOpSub;
+  unsigned values = (unsigned)LLVMGetNumOperands(inst) - 1;
+  return counts && LLVMGetTypeKind(type) == LLVMIntegerTypeKind &&
+         LLVMGetIntTypeWidth(type) < 8 * LLVMPointerSize(kn_module.layout) &&
+         !activity_any_operand(varied, inst, 1, values);
 }
 
 bool unsupported_atomic(ValueSet *varied, LLVMValueRef inst, LLVMValueRef subject) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   if ((op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg) && !kn_is_atomic_accumulation(inst) &&
-      !narrow_integer_atomic(inst) && activity_any_operand(varied, inst, 0, 3)) {
+      !atomic_count(varied, inst) && activity_any_operand(varied, inst, 0, 3)) {
     kn_error(inst, subject,
              "it uses an atomic operation other than atomicAdd on differentiated memory (exchange, "
              "compare-and-swap, min, max or integer atomics on floats have no derivative rule)");

@@ -8,7 +8,8 @@
 //          dx_i = a w_i, da = sum x_i w_i
 //   shift: y_i = x_i^2 + b           (struct {b, n}: 8 bytes, one i64)
 //          dx_i = 2 x_i w_i, db = sum w_i
-// both modes.
+// both modes; and scale again from a function with a std::vector local,
+// where the launch is an invoke.
 //
 // REQUIRES: cuda
 // RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
@@ -28,11 +29,14 @@
 // CHECK: call void @__kinase_launch_reverse(
 // CHECK: %[[DA:[0-9]+]] = getelementptr inbounds nuw i8, ptr %{{[0-9]+}}, i64 8
 // CHECK: load float, ptr %[[DA]]
+// The invoke of the function with a std::vector local, rewritten the same way.
+// O0: invoke {{.*}}@__kinase_aug_kinase.stubref._Z20__device_stub__scale5ScalePf.rv(
 // O0: define internal void @kinase.stubref._Z20__device_stub__scale5ScalePf.rv(ptr %0, ptr %1)
 // O0: call ptr @__kinase_launch_augment(ptr {{.*}}@_Z20__device_stub__scale5ScalePf,
 
 #include <kinase.h>
 #include <math.h>
+#include <vector>
 #include "cuda_check.h"
 
 enum { N = 1000, THREADS = 128 };
@@ -51,6 +55,12 @@ __global__ void scale(Scale p, float *y) {
 
 void run_scale(const float *x, float a, float *y, int n) {
   Scale p = {x, a, n};
+  scale<<<(n + THREADS - 1) / THREADS, THREADS>>>(p, y);
+}
+
+void run_scale_raii(const float *x, float a, float *y, int n) {
+  std::vector<float> factor(2, 0.5f);
+  Scale p = {x, a * (factor[0] + factor[1]), n};
   scale<<<(n + THREADS - 1) / THREADS, THREADS>>>(p, y);
 }
 
@@ -97,6 +107,12 @@ int main(void) {
     want_db += w[i];
   }
   check_close(da, want_da, 1e-4, "scale da");
+
+  float *d_dx3 = to_device(zeros), *d_w3 = to_device(w);
+  float da_raii = __enzyme_autodiff((void *)run_scale_raii, enzyme_dup, d_x, d_dx3, enzyme_out, a,
+                                    enzyme_dupnoneed, d_y, d_w3, enzyme_const, N);
+  check_kernel("scale (invoke) reverse");
+  check_close(da_raii, want_da, 1e-4, "scale (invoke) da");
 
   float *d_ones = to_device(ones);
   __enzyme_fwddiff((void *)run_scale, enzyme_dup, d_x, d_ones, enzyme_dup, a, 1.0f, enzyme_dup, d_y,

@@ -1040,11 +1040,15 @@ void rule_inline_calls(LLVMValueRef fn, int levels);
  * local (a captured Const container) and a differentiated one (a captured
  * double) behind one object, and give the Const one a null shadow. Also
  * the calls of cuda_runtime.h's C++ overloads of CUDA API functions, so
- * that the API call they make sees the caller's arguments, and C++
- * accessors returning addresses (`data()`, `operator[]`), so that what the
- * caller reads through them shows what memory a copy moved. */
+ * that the API call they make sees the caller's arguments. */
 #define CLOSURE_INLINE_LEVELS 4
 void rule_inline_host_calls(LLVMValueRef fn);
+/* Inlines fn's calls of C++ accessors returning addresses (`data()`,
+ * `operator[]`, `get()`), so that what the caller reads through them shows
+ * what memory a CUDA copy moved. After the struct copies are split and the
+ * copies marked with their types, which read what such calls return. True
+ * if any was inlined. */
+bool rule_inline_accessors(LLVMValueRef fn);
 /* How deep device code is inlined before it is differentiated. */
 enum { DEVICE_INLINE_LEVELS = 4, DEVICE_REVERSE_UNROLL = 4 };
 const Rule *rule_for_function(LLVMValueRef fn); /* NULL for none, or NULL fn */

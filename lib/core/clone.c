@@ -167,6 +167,8 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     return false;
   }
   copytypes_note(copy, sig->fn);
+  if (!kn_module.gpu && rule_inline_accessors(copy))
+    simplify_registers(copy);
   simplify_control(copy);
   if (!unwind_detach(copy, sig->fn, unwinds)) {
     LLVMDeleteFunction(copy);

@@ -304,8 +304,17 @@ static bool calls_accessor(LLVMValueRef site) {
   return callee && rule_inlinable(callee) && is_accessor(callee, 0);
 }
 
+bool rule_inline_accessors(LLVMValueRef fn) {
+  bool any = false;
+  for (int level = 0; level <= ACCESSOR_MAX_DEPTH && mark_calls(fn, calls_accessor); level++) {
+    simplify_inline_marked_calls();
+    any = true;
+  }
+  return any;
+}
+
 static bool inlined_on_host(LLVMValueRef site) {
-  return takes_closure(site) || calls_cuda_header_overload(site) || calls_accessor(site);
+  return takes_closure(site) || calls_cuda_header_overload(site);
 }
 
 void rule_inline_host_calls(LLVMValueRef fn) {

@@ -121,6 +121,10 @@ static void stub_values(const Signature *sig, LLVMValueRef fn, LLVMValueRef *pri
 /* What the runtime is told of each argument (runtime/kinase_cuda.h). */
 static char mode_letter(Activity act, LLVMTypeRef type) {
   bool pointer = kn_is_pointer_type(type);
+  /* An integer (a pitch read back from cudaMallocPitch's slot, which has a
+   * shadow) carries no derivative, whatever the caller's analysis gave it. */
+  if (LLVMGetTypeKind(type) == LLVMIntegerTypeKind)
+    return 'c';
   switch (act) {
   case ACT_DUP:
     return pointer ? 'd' : 'o';

@@ -42,6 +42,8 @@
 // CHECK-DAG: call void @__kinase_copy2d_reverse(ptr {{.*}}, i32 3, ptr {{.*}}, i32 0,
 // CHECK-DAG: call void @__kinase_copy2d_reverse(ptr null, i64 0, ptr {{.*}}, i32 4, ptr
 // CHECK-DAG: call void @__kinase_before_write(
+// The pitches (size_t) are Const in the launch's activity, the scale active:
+// CHECK-DAG: c"dcdcocc\00"
 // Forward mode copies the tangents' rows with the same call, into the
 // tangent of the same pitch:
 // O0-LABEL: define internal float @__kinase_fwd__Z6energyPKffii(ptr %0, ptr %1,

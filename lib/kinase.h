@@ -696,6 +696,13 @@ void libdevice_link_missing(void);
  * none. */
 void cuda_emit_kernel_derivatives(void);
 
+/* ---- cuda/globalwrites.c ---- */
+
+/* Drops from `aug`, the forward sweep of a kernel's reverse kernel, its
+ * writes into __device__ globals it never reads: the launch of the kernel
+ * in the host's forward sweep made them. */
+void cuda_drop_repeated_global_writes(LLVMValueRef aug);
+
 /* ---- core/structcopy.c: the fields of structs, and copies of whole ones ---- */
 
 /* The most scalar fields a struct is taken apart into. */
@@ -904,6 +911,10 @@ void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, un
  * holds one (each total is in exactly one lane). */
 LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index);
 LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index);
+/* *addresses[k] += values[k] where every lane adds into the same addresses:
+ * summed over a full warp first (16-bit values in float), one atomic add
+ * per warp; lane by lane in a warp with lanes missing. */
+void cuda_add_uniform(LLVMBuilderRef b, LLVMValueRef *addresses, LLVMValueRef *values, unsigned n);
 /* The shuffle's tangent: the same shuffle of the value's tangent. */
 LLVMValueRef cuda_shuffle_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangent);
 

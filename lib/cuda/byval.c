@@ -161,16 +161,19 @@ void cuda_struct_accumulate(LLVMBuilderRef b, LLVMValueRef shadow, LLVMTypeRef t
   LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, accumulator, ""), add, next);
   LLVMPositionBuilderAtEnd(b, add);
   TypeLeaf *all = NULL;
+  LLVMValueRef *addresses = NULL, *adjoints = NULL;
   leaves(type, &all);
   for (ptrdiff_t k = 0; k < arrlen(all); k++) {
     LLVMTypeRef type = field_float_type(all[k].type);
     if (!type)
       continue;
-    LLVMValueRef adjoint = LLVMBuildLoad2(b, type, field_at(b, shadow, all[k].offset), "");
-    LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, field_at(b, accumulator, all[k].offset), adjoint,
-                       LLVMAtomicOrderingMonotonic, 0);
+    arrput(adjoints, LLVMBuildLoad2(b, type, field_at(b, shadow, all[k].offset), ""));
+    arrput(addresses, field_at(b, accumulator, all[k].offset));
   }
+  cuda_add_uniform(b, addresses, adjoints, (unsigned)arrlen(adjoints));
   arrfree(all);
+  arrfree(addresses);
+  arrfree(adjoints);
   LLVMBuildBr(b, next);
   LLVMPositionBuilderAtEnd(b, next);
 }

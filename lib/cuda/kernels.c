@@ -201,30 +201,49 @@ static bool struct_field_pointer(LLVMValueRef kernel, LLVMValueRef copy, LLVMVal
   return false;
 }
 
+/* Whether `address` is memory the kernel reaches other than through its
+ * pointer parameters: a global of the device (not __shared__, not
+ * constant), or memory behind a pointer read from memory. An argument of a
+ * callee is what its call sites pass, which they answer for. */
+static bool other_address(LLVMValueRef kernel, LLVMValueRef copy, LLVMValueRef address) {
+  LLVMValueRef base = kn_underlying_object(address);
+  bool own = LLVMIsAArgument(base) || LLVMIsAAllocaInst(base) ||
+             struct_field_pointer(kernel, copy, base);
+  bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(address)) == 3 ||
+                (LLVMIsAGlobalVariable(base) && LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == 3);
+  bool constant = LLVMIsAGlobalVariable(base) && LLVMIsGlobalConstant(base);
+  return !own && !shared && !constant;
+}
+
+static uint32_t other_flags(uint32_t uses) {
+  return uses & KINASE_PARAM_WRITTEN   ? KINASE_KERNEL_WRITES_OTHER | KINASE_KERNEL_READS_OTHER
+         : uses & KINASE_PARAM_READ ? KINASE_KERNEL_READS_OTHER
+                                    : 0;
+}
+
 /* Memory the kernel and its callees reach other than through pointer
- * parameters: globals of the device (not __shared__, not constant), and
- * memory behind pointers read from memory. */
+ * parameters, accessed there or passed to a call (atomicAdd(&g, v) at -O0
+ * is a call). */
 static void other_memory(Effects *e, LLVMValueRef kernel, LLVMValueRef copy) {
   for (ptrdiff_t f = 0; f < arrlen(e->copies); f++)
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(e->copies[f]); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
         LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+        if (op == LLVMCall) {
+          for (unsigned i = 0, n = LLVMGetNumArgOperands(inst); i < n; i++) {
+            LLVMValueRef arg = LLVMGetOperand(inst, i);
+            if (kn_is_pointer_type(LLVMTypeOf(arg)) && other_address(kernel, copy, arg)) {
+              ValueSet seen = {0};
+              e->flags |= other_flags(passed_to_call(e, inst, i, &seen));
+              vset_free(&seen);
+            }
+          }
+          continue;
+        }
         bool load = op == LLVMLoad, store = op == LLVMStore || op == LLVMAtomicRMW ||
                                             op == LLVMAtomicCmpXchg;
-        if (!load && !store)
-          continue;
-        LLVMValueRef address = LLVMGetOperand(inst, op == LLVMStore ? 1 : 0);
-        LLVMValueRef base = kn_underlying_object(address);
-        bool own = LLVMIsAArgument(base) || LLVMIsAAllocaInst(base) ||
-                   struct_field_pointer(kernel, copy, base);
-        bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(address)) == 3 ||
-                      (LLVMIsAGlobalVariable(base) &&
-                       LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == 3);
-        bool constant = LLVMIsAGlobalVariable(base) && LLVMIsGlobalConstant(base);
-        if (own || shared || constant)
-          continue;
-        e->flags |= store ? KINASE_KERNEL_WRITES_OTHER | KINASE_KERNEL_READS_OTHER
-                          : KINASE_KERNEL_READS_OTHER;
+        if ((load || store) && other_address(kernel, copy, LLVMGetOperand(inst, op == LLVMStore ? 1 : 0)))
+          e->flags |= other_flags(store ? KINASE_PARAM_WRITTEN : KINASE_PARAM_READ);
       }
 }
 
@@ -463,7 +482,8 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
     LLVMBuildRetVoid(b);
     LLVMPositionBuilderAtEnd(b, reverse);
     LLVMValueRef grads = abi_call_reverse(b, &sig, args, nargs, part->aug);
-    /* Each thread adds its share of a by-value float's adjoint. */
+    /* Each thread adds its share of a by-value float's adjoint; a null
+     * accumulator is one the caller does not want, in every lane. */
     for (unsigned k = 0; k < naccumulators; k++) {
       LLVMValueRef grad = LLVMBuildExtractValue(b, grads, k, "");
       LLVMValueRef wanted = LLVMBuildIsNotNull(b, accumulators[k], "");
@@ -471,8 +491,7 @@ static LLVMValueRef derivative_kernel(LLVMValueRef kernel, LLVMValueRef body, co
       LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "next");
       LLVMBuildCondBr(b, wanted, add, next);
       LLVMPositionBuilderAtEnd(b, add);
-      LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, accumulators[k], grad,
-                         LLVMAtomicOrderingMonotonic, 0);
+      cuda_add_uniform(b, &accumulators[k], &grad, 1);
       LLVMBuildBr(b, next);
       LLVMPositionBuilderAtEnd(b, next);
     }
@@ -625,6 +644,9 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   free(forward);
   derive_drain();
   kn_capture_errors(NULL);
+  if (!why && (flags & KINASE_KERNEL_WRITES_OTHER))
+    for (ptrdiff_t i = 0; i < arrlen(parts); i++)
+      cuda_drop_repeated_global_writes(kn_called_function(parts[i].aug));
   /* One arena decision for all reverse kernels: any that grows a tape
    * must count, and so all must be able to. */
   bool countable = !why, grows = false;

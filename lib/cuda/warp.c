@@ -17,6 +17,7 @@
 #include "kinase.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static LLVMContextRef ctx(void) { return kn_module.ctx; }
@@ -153,6 +154,47 @@ LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n
     *index = LLVMBuildOr(b, *index, LLVMBuildSelect(b, upper, const32(held), const32(0), ""), "");
   }
   return partial[0];
+}
+
+/* *addresses[k] += values[k], the same addresses in every lane (the
+ * accumulators of a reverse kernel's by-value parameters). A full warp sums
+ * each value over its lanes first, 16-bit ones in float (a half sum grown
+ * one lane's share at a time loses the shares smaller than its last bit),
+ * and its first lane adds the total: one atomic per warp, not per thread.
+ * A warp with lanes missing adds lane by lane. */
+void cuda_add_uniform(LLVMBuilderRef b, LLVMValueRef *addresses, LLVMValueRef *values, unsigned n) {
+  if (!n)
+    return;
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+  LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.full");
+  LLVMBasicBlockRef leader = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.leader");
+  LLVMBasicBlockRef lanes = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.lanes");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.added");
+  LLVMValueRef all = const32(0xffffffffu);
+  LLVMValueRef active = kn_call_libc(b, "llvm.nvvm.activemask", i32(), NULL, 0);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, active, all, ""), full, lanes);
+
+  LLVMPositionBuilderAtEnd(b, full);
+  LLVMValueRef *totals = malloc(n * sizeof *totals);
+  for (unsigned k = 0; k < n; k++) {
+    LLVMTypeRef type = LLVMTypeOf(values[k]);
+    bool narrow = LLVMGetTypeKind(type) == LLVMHalfTypeKind || LLVMGetTypeKind(type) == LLVMBFloatTypeKind;
+    LLVMValueRef wide = narrow ? LLVMBuildFPExt(b, values[k], LLVMFloatTypeInContext(ctx()), "") : values[k];
+    LLVMValueRef total = warp_sum(b, all, wide);
+    totals[k] = narrow ? LLVMBuildFPTrunc(b, total, type, "") : total;
+  }
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, lane_id(b), const32(0), ""), leader, done);
+  LLVMPositionBuilderAtEnd(b, leader);
+  for (unsigned k = 0; k < n; k++)
+    LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, addresses[k], totals[k], LLVMAtomicOrderingMonotonic, 0);
+  LLVMBuildBr(b, done);
+  free(totals);
+
+  LLVMPositionBuilderAtEnd(b, lanes);
+  for (unsigned k = 0; k < n; k++)
+    LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, addresses[k], values[k], LLVMAtomicOrderingMonotonic, 0);
+  LLVMBuildBr(b, done);
+  LLVMPositionBuilderAtEnd(b, done);
 }
 
 /* Whether this lane holds a value's total: its bits below the ones that

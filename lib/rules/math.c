@@ -4,7 +4,8 @@
 #include "partial.h"
 
 static const double LN2 = 0.69314718055994530942, LN10 = 2.30258509299404568402;
-static const double TWO_OVER_SQRT_PI = 1.12837916709551257390;
+static const double TWO_OVER_SQRT_PI = 1.12837916709551257390, PI = 3.14159265358979323846;
+static const double SQRT_PI_OVER_TWO = 0.88622692545275801365, SQRT_TWO_PI = 2.50662827463100050242;
 
 static LLVMValueRef call1(LLVMBuilderRef b, const char *fn, LLVMValueRef x) {
   return math_call(b, fn, &x, 1);
@@ -94,7 +95,28 @@ static LLVMValueRef gaussian(LLVMBuilderRef b, LLVMValueRef x, double scale) {
 }
 PARTIAL(partial_erf) { UNUSED; return gaussian(b, X, TWO_OVER_SQRT_PI); }
 PARTIAL(partial_erfc) { UNUSED; return gaussian(b, X, -TWO_OVER_SQRT_PI); }
+/* hypot, norm3d, norm4d: the argument over the norm. */
 PARTIAL(partial_hypot) { UNUSED; return math_fdiv(b, args[i], y); }
+/* rhypot, rnorm3d, rnorm4d, 1 / the norm: -argument / norm^3. */
+PARTIAL(partial_rnorm) { UNUSED; return math_fneg(b, math_fmul(b, args[i], math_fmul(b, y, square(b, y)))); }
+/* sin(pi x) and cos(pi x); libdevice returns exact zeros at the integers
+ * through a branch whose derivative would be 0. */
+PARTIAL(partial_sinpi) { UNUSED; return math_fmul(b, K(PI), call1(b, "cospi", X)); }
+PARTIAL(partial_cospi) { UNUSED; return math_fmul(b, K(-PI), call1(b, "sinpi", X)); }
+/* The inverses of erf and erfc, from the result: +-sqrt(pi)/2 exp(y^2). */
+PARTIAL(partial_erfinv) { UNUSED; return math_fmul(b, K(SQRT_PI_OVER_TWO), call1(b, "exp", square(b, y))); }
+PARTIAL(partial_erfcinv) { UNUSED; return math_fmul(b, K(-SQRT_PI_OVER_TWO), call1(b, "exp", square(b, y))); }
+/* The standard normal's distribution function and its inverse. */
+PARTIAL(partial_normcdf) {
+  UNUSED;
+  return math_fdiv(b, call1(b, "exp", math_fmul(b, K(-0.5), square(b, X))), K(SQRT_TWO_PI));
+}
+PARTIAL(partial_normcdfinv) {
+  UNUSED;
+  return math_fmul(b, K(SQRT_TWO_PI), call1(b, "exp", math_fmul(b, K(0.5), square(b, y))));
+}
+/* erfcx(x) = exp(x^2) erfc(x): 2 x erfcx(x) - 2 / sqrt(pi). */
+PARTIAL(partial_erfcx) { UNUSED; return math_fsub(b, math_fmul(b, K(2.0), math_fmul(b, X, y)), K(TWO_OVER_SQRT_PI)); }
 /* sign(x), with sign(-0) = -1 as Enzyme has it. */
 PARTIAL(partial_fabs) {
   UNUSED;

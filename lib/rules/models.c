@@ -49,6 +49,14 @@ MODEL(model_sincos) {
   return NULL;
 }
 
+/* sincospi(x, &s, &c): sinpi and cospi, which have rules (math.def). */
+MODEL(model_sincospi) {
+  (void)result;
+  LLVMBuildStore(b, math_call(b, "sinpi", &p[0], 1), p[1]);
+  LLVMBuildStore(b, math_call(b, "cospi", &p[0], 1), p[2]);
+  return NULL;
+}
+
 LLVMValueRef model_call_in_place(LLVMBuilderRef b, LLVMValueRef *p, unsigned n, LLVMTypeRef result,
                                   LLVMValueRef (*build)(LLVMTypeRef type)) {
   LLVMTypeRef params[8];

@@ -8,7 +8,9 @@
 //  - variance: `__device__ double g_moments[2]` reset by
 //    cudaMemcpyToSymbolAsync on a stream, a kernel accumulating sum x and
 //    sum x^2, each read back by cudaMemcpyFromSymbolAsync (the second at an
-//    offset): d x_i = 2 (x_i - mean) / n, both ways in.
+//    offset): d x_i = 2 (x_i - mean) / n, both ways in (the mean's part
+//    needs the primal launch to have run: it was skipped once);
+//  - after each gradient the variables hold what the function left there.
 // The variables' shadows are the device module's (__kinase_shadow_g_sum,
 // visible so that the runtime finds it in the module of the file's
 // kernels), which the derivative kernels read and write.
@@ -16,7 +18,11 @@
 // REQUIRES: cuda
 // RUN: %kinase-cc %cudainc -O2 --cuda-device-only -S %s -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+// RUN: FileCheck %s --check-prefix=REV --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
+// RUN: FileCheck %s --check-prefix=REV --input-file=%t.O0.ptx
+// RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
 // RUN: %kinase-cc %cudainc -O0 --cuda-host-only -S -emit-llvm %s -o %t.O0.ll
 // RUN: FileCheck %s --input-file=%t.O0.ll
 // RUN: %kinase-cc %cudainc -O2 --cuda-host-only -S -emit-llvm %s -o %t.ll
@@ -27,6 +33,24 @@
 // PTX-DAG: .visible .global .align 4 .f32 __kinase_shadow_g_sum;
 // PTX-DAG: .visible .global .align 8 .b8 __kinase_shadow_g_moments[16];
 // PTX-DAG: atom.global.add.f32 {{.*}}[__kinase_shadow_g_sum]
+//
+// Both kernels write memory other than their parameters' (flags word 3):
+// their launches are never skipped, and so their reverse kernels read the
+// variables' shadows but leave the variables alone (the forward sweep's
+// launch added into them already; again would double them). At -O0 the
+// atomicAdd is a call that gets the variable's address.
+// REV-DAG: __kinase_kinfo__Z18accumulate_squaresPKffi[24] = {75, 73, 78, 49, 3, 0, 0, 0, 3,
+// REV-DAG: __kinase_kinfo__Z18accumulate_momentsPKfi[20] = {75, 73, 78, 49, 2, 0, 0, 0, 3,
+// REV-LABEL: .entry __kinase_krev_d__Z18accumulate_squaresPKffi(
+// REV-NOT: {{[[ ]}}g_sum{{[];+]}}
+// REV: __kinase_shadow_g_sum
+// REV-NOT: {{[[ ]}}g_sum{{[];+]}}
+// REV: ret;
+// REV-LABEL: .entry __kinase_krev_d__Z18accumulate_momentsPKfi(
+// REV-NOT: {{[[ ]}}g_moments{{[];+]}}
+// REV: __kinase_shadow_g_moments
+// REV-NOT: {{[[ ]}}g_moments{{[];+]}}
+// REV: ret;
 //
 // The reverse of the read adds its adjoint into the variable's shadow
 // (float, double elements); the reverse of the reset clears it (a null
@@ -112,6 +136,9 @@ int main() {
     for (int i = 0; i < n; i++)
       check_close(dx[i], 2.0 * alpha * x[i], 1e-5, "energy, round %d: d x[%d]", round, i);
     check_close(dalpha, sum_sq, 1e-4, "energy, round %d: d alpha", round);
+    float left;
+    check_cuda(cudaMemcpyFromSymbol(&left, g_sum, sizeof left), "read g_sum");
+    check_close(left, alpha * sum_sq, 1e-4, "energy, round %d: g_sum after the gradient", round);
   }
   for (int round = 0; round < 2; round++) {
     float tangent = __enzyme_fwddiff((void *)energy, enzyme_dup, d_x, d_t, enzyme_dup, alpha, 1.0f,
@@ -124,6 +151,9 @@ int main() {
   check_cuda(cudaMemset(d_dx, 0, n * sizeof(float)), "memset");
   __enzyme_autodiff((void *)variance, enzyme_dup, d_x, d_dx, enzyme_const, n);
   check_kernel("gradient of variance");
+  double moments[2];
+  check_cuda(cudaMemcpyFromSymbol(moments, g_moments, sizeof moments), "read g_moments");
+  check_close(moments[0], n * mean, 1e-6, "variance: sum x after the gradient");
   from_device(dx, d_dx);
   double var_directional = 0;
   for (int i = 0; i < n; i++) {

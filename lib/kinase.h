@@ -911,9 +911,10 @@ void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, un
  * holds one (each total is in exactly one lane). */
 LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index);
 LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index);
-/* *addresses[k] += values[k] where every lane adds into the same addresses:
- * summed over a full warp first (16-bit values in float), one atomic add
- * per warp; lane by lane in a warp with lanes missing. */
+/* *addresses[k] += values[k] where every lane adds into the same addresses
+ * and every thread of the block arrives: summed over a warp of 32 threads
+ * first (16-bit values in float), one atomic add per warp; lane by lane in
+ * a warp with lanes missing. */
 void cuda_add_uniform(LLVMBuilderRef b, LLVMValueRef *addresses, LLVMValueRef *values, unsigned n);
 /* The shuffle's tangent: the same shuffle of the value's tangent. */
 LLVMValueRef cuda_shuffle_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangent);

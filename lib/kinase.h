@@ -1118,10 +1118,16 @@ void cuda_before_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LL
 /* The bytes allocation `call` asks for (pitch * height where pitched),
  * read after it. */
 LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call);
-LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef bytes,
+/* The shadow of what allocation `call` returns, built after it: a zeroed
+ * allocation of the same size, or for the address of a __device__ variable
+ * its shadow (the module's, or the runtime's). */
+LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
                                LLVMValueRef stream, LLVMValueRef subject);
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject);
+/* Whether the shadows of `rule`'s call are those of __device__ variables
+ * (cudaGetSymbolAddress), which the primal never frees. */
+bool cuda_shadow_is_variables(const Rule *rule);
 /* The value a sweep computes for an operand of the primal call (the
  * reverse sweep's own copy, or the operand itself). */
 typedef LLVMValueRef (*CudaOperandFn)(void *sweep, LLVMValueRef operand);

@@ -80,6 +80,26 @@ static LLVMValueRef shuffle(LLVMBuilderRef b, unsigned mode, LLVMValueRef mask, 
   return LLVMBuildBitCast(b, moved, type, "shfl");
 }
 
+LLVMValueRef cuda_double_shuffle_down(void) {
+  static const char name[] = "kinase.shfl.sync.down.f64";
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn)
+    return fn;
+  LLVMTypeRef f64 = LLVMDoubleTypeInContext(ctx()), params[4] = {i32(), f64, i32(), i32()};
+  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(f64, params, 4, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  /* Its shuffles need the lanes together: no call of it may be moved under
+   * a branch. */
+  unsigned convergent = LLVMGetEnumAttributeKindForName("convergent", 10);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx(), convergent, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx(), fn, "entry"));
+  LLVMBuildRet(b, shuffle(b, SHUFFLE_DOWN, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), LLVMGetParam(fn, 2),
+                          LLVMGetParam(fn, 3), NULL));
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
 /* PTX's packed clamp of a shuffle: (32 - width) << 8 puts the segment mask
  * in bits 8-12; the lane bound is the segment's first lane for up, its last
  * for the others. */

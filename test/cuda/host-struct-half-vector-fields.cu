@@ -5,13 +5,13 @@
 //           dc = sum_i w_i (1, x_i, x_i^2, x_i^3), one adjoint per lane
 //   mix:    out_i = s x_i + t y_i (s a __half field, t a __nv_bfloat16 one)
 //           ds = sum_i w_i x_i (t, Const here, comes converted from the
-//           caller: host code converting to bfloat16 in a differentiated
-//           function needs __truncsfbf2, which GCC 12's libgcc lacks)
+//           caller; regress-bf16-host-convert.cu converts in the
+//           differentiated function)
 //   hscale: out_i = s x_i (s a __half parameter)       ds = sum_i w_i x_i
 // The adjoints of by-value floats and fields are summed over each full
 // warp with shuffles (16-bit ones in float), then added by one atomic per
-// warp in their own precision: summed a thread at a time in half, the
-// scale's adjoint came out 10% low at -O0.
+// warp in their own precision (a half sum grown a thread at a time loses
+// the shares below its last bit).
 // A __half2 field gets no derivative kernels: host C++ copies the pair as a
 // 32-bit integer, through which no adjoint would come back (the reason is
 // in the module).

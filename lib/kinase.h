@@ -722,6 +722,12 @@ void kn_type_leaves(LLVMTypeRef type, uint64_t offset, bool (*whole)(LLVMTypeRef
  * becomes a load and a store per field. */
 void kn_split_struct_copies(LLVMValueRef fn);
 
+/* ---- core/bitshuffle.c: integer shuffles of a float vector's bits ---- */
+
+/* Each bitcast to a float vector of a shuffle of bitcast float vectors
+ * that moves whole floats, in order, becomes the shuffle of the floats. */
+void kn_float_shuffles(LLVMValueRef fn);
+
 /* ---- cuda/byval.c: kernel parameters that are structs passed by value ---- */
 
 /* The struct type of parameter i of `fn` where it is passed byval, or NULL. */

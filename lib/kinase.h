@@ -390,10 +390,12 @@ void floatbits_specialize_calls(LLVMValueRef fn);
 /* Marks each memcpy of `fn`, a copy of `original`, with the types the
  * accesses to its memory show (run after SROA, before instcombine turns
  * typed addresses into bytes), or else, for memory `original`'s callers
- * pass, the type they declare it with. */
+ * pass, the type they declare it with. A copy of one scalar field becomes
+ * a load and store of its type, the load marked with it. */
 void copytypes_note(LLVMValueRef fn, LLVMValueRef original);
-/* A struct of the types noted for `call`, or NULL. */
-LLVMTypeRef copytypes_of(LLVMValueRef call);
+/* A struct of the types noted for a copy `inst`, the type noted for a
+ * load, or NULL. */
+LLVMTypeRef copytypes_of(LLVMValueRef inst);
 
 /* ---- devirt.c: indirect calls ---- */
 
@@ -719,6 +721,12 @@ void kn_type_leaves(LLVMTypeRef type, uint64_t offset, bool (*whole)(LLVMTypeRef
  * struct holding both pointers and floats into a local of that type
  * becomes a load and a store per field. */
 void kn_split_struct_copies(LLVMValueRef fn);
+
+/* ---- core/bitshuffle.c: integer shuffles of a float vector's bits ---- */
+
+/* Each bitcast to a float vector of a shuffle of bitcast float vectors
+ * that moves whole floats, in order, becomes the shuffle of the floats. */
+void kn_float_shuffles(LLVMValueRef fn);
 
 /* ---- cuda/byval.c: kernel parameters that are structs passed by value ---- */
 

@@ -802,8 +802,36 @@ static bool check_allocated_tape(Request *r) {
   return true;
 }
 
-/* __enzyme_augmentfwd returns the tape, or {tape, result[, result's
- * shadow]} when declared as a struct, or keeps the tape in the caller's
+/* A struct result of __enzyme_augmentfwd, filled from the augmented
+ * call's {result[, result's shadow], tape}. Enzyme's order puts the tape
+ * first ({void *tape; double result}, the TapeAndDouble of its C++
+ * programs); some programs declare the result first ({double result; void
+ * *tape}, virtualshadow.cpp). Only the types tell the two apart: the result
+ * is first when the first field has the result's own type and that type is
+ * no pointer. A pointer result keeps Enzyme's order, which its types cannot
+ * rule out. NULL when the declared struct fits neither order. */
+static LLVMValueRef augmented_struct(Request *r, LLVMValueRef aug, LLVMTypeRef declared) {
+  LLVMTypeRef produced = LLVMTypeOf(aug);
+  unsigned have = LLVMCountStructElementTypes(produced);
+  unsigned want = LLVMCountStructElementTypes(declared);
+  LLVMTypeRef result = have > 1 ? LLVMStructGetTypeAtIndex(produced, 0) : NULL;
+  bool result_first = want > 0 && result && !kn_is_pointer_type(result) &&
+                      LLVMStructGetTypeAtIndex(declared, 0) == result;
+  /* The tape is last in the result's order: every field must be declared. */
+  bool fits = want > 0 && (result_first ? want == have : want <= have);
+  LLVMValueRef value = LLVMGetPoison(declared);
+  for (unsigned i = 0; fits && i < want; i++) {
+    unsigned from = result_first ? i : i == 0 ? have - 1 : i - 1;
+    LLVMValueRef field = coerce(r->b, LLVMBuildExtractValue(r->b, aug, from, ""),
+                                LLVMStructGetTypeAtIndex(declared, i), &fits);
+    if (fits)
+      value = LLVMBuildInsertValue(r->b, value, field, i, "");
+  }
+  return fits ? value : NULL;
+}
+
+/* __enzyme_augmentfwd returns the tape, or a struct holding the tape and
+ * the result (see augmented_struct), or keeps the tape in the caller's
  * enzyme_allocated memory. */
 static bool call_augment(Request *r, Signature *sig, LLVMTypeRef ret) {
   if (r->allocated && !check_allocated_tape(r))
@@ -821,18 +849,11 @@ static bool call_augment(Request *r, Signature *sig, LLVMTypeRef ret) {
     deliver(r, tape);
     return true;
   }
-  unsigned fields = LLVMCountStructElementTypes(LLVMTypeOf(aug));
-  bool fits = LLVMGetTypeKind(declared) == LLVMStructTypeKind &&
-              LLVMCountStructElementTypes(declared) <= fields;
-  LLVMValueRef value = fits ? LLVMGetPoison(declared) : NULL;
-  for (unsigned i = 0; fits && i < LLVMCountStructElementTypes(declared); i++) {
-    LLVMValueRef field = i == 0 ? tape : LLVMBuildExtractValue(r->b, aug, i - 1, "");
-    field = coerce(r->b, field, LLVMStructGetTypeAtIndex(declared, i), &fits);
-    if (fits)
-      value = LLVMBuildInsertValue(r->b, value, field, i, "");
-  }
-  if (!fits)
-    return request_error(r, "the declared return type cannot hold the tape and the result of '%s'",
+  LLVMValueRef value =
+      LLVMGetTypeKind(declared) == LLVMStructTypeKind ? augmented_struct(r, aug, declared) : NULL;
+  if (!value)
+    return request_error(r, "the declared return type holds neither {tape, result[, shadow]} nor "
+                            "{result[, shadow], tape} of '%s'",
                          kn_function_name(r->fn));
   deliver(r, value);
   return true;

@@ -45,6 +45,26 @@ typedef struct {
   RequestKind kind;
 } Request;
 
+/* Functions a program defines for Enzyme to call on its own, and the
+ * feature each serves. Kinase calls none: a program counting on one stops
+ * at its first request rather than running without the calls. */
+static const struct {
+  const char *name;
+  const char *feature;
+} unsupported_hooks[] = {
+    {"enzymeLogGrad", "gradient logging"}, /* called with each adjoint */
+};
+
+static void refuse_unsupported_hooks(const Request *requests) {
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn && arrlen(requests);
+       fn = LLVMGetNextFunction(fn))
+    for (size_t h = 0; h < sizeof unsupported_hooks / sizeof *unsupported_hooks; h++)
+      if (!LLVMIsDeclaration(fn) && strstr(kn_function_name(fn), unsupported_hooks[h].name))
+        kn_error(requests[0].call, NULL, "Enzyme's %s is not supported: Kinase never calls '%s', "
+                                         "which this program defines",
+                 unsupported_hooks[h].feature, kn_function_name(fn));
+}
+
 static bool is_virtualreverse(LLVMValueRef inst) {
   LLVMValueRef callee = kn_is_call_site(inst) ? kn_called_function(inst) : NULL;
   return callee && strstr(kn_function_name(callee), "__enzyme_virtualreverse");
@@ -139,6 +159,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
     arrfree(requests);
     requests = find_requests();
   }
+  refuse_unsupported_hooks(requests);
   for (ptrdiff_t i = 0; i < arrlen(requests); i++)
     abi_lower_request(requests[i].call, requests[i].kind);
   derive_drain();

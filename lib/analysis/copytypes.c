@@ -9,7 +9,9 @@
  * the copy being differentiated, once SROA has made its values registers and
  * before anything simplifies instructions, each copy is marked with the types the accesses
  * to its memory show then; the sweeps read the mark where nothing after
- * simplification says (copytypes_of). */
+ * simplification says (copytypes_of). A copy of one scalar field, which
+ * instcombine would make an untyped integer load, is made a load of the
+ * field's type here, and that load is marked instead. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -144,20 +146,27 @@ static LLVMTypeRef passed_type(LLVMValueRef fn, unsigned param, int depth) {
   return agreed;
 }
 
+/* The type the memory at `p` is declared with (declared_type), where `p`
+ * may be a parameter of `fn`, the copy of `original` being differentiated,
+ * which nothing calls: what `original`'s callers pass says. */
+static LLVMTypeRef declared_in_copy(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef p) {
+  if (!LLVMIsAArgument(p))
+    return declared_type(p, 0);
+  for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++)
+    if (LLVMGetParam(fn, i) == p)
+      return passed_type(original, i, 0);
+  return NULL;
+}
+
 /* A copy between parameters of a helper (`DSizes::operator=(const
  * std::array<long, 4> &)`) whose own code never accesses the memory: what
  * its callers pass says, `original` being the function `fn` copies. */
 static void add_callers_types(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef call, LLVMTypeRef **types) {
   for (unsigned k = 0; k < 2; k++) {
     LLVMValueRef base = kn_underlying_object(LLVMGetOperand(call, k));
-    if (!LLVMIsAArgument(base))
-      continue;
-    for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++)
-      if (LLVMGetParam(fn, i) == base) {
-        LLVMTypeRef type = passed_type(original, i, 0);
-        if (type)
-          add_type(types, type);
-      }
+    LLVMTypeRef type = LLVMIsAArgument(base) ? declared_in_copy(fn, original, base) : NULL;
+    if (type)
+      add_type(types, type);
   }
 }
 
@@ -174,31 +183,84 @@ static void add_operands_types(LLVMValueRef call, LLVMTypeRef **types) {
   }
 }
 
+/* Marks `inst` with `type`: a poison value of it is the mark's one operand. */
+static void mark(LLVMValueRef inst, LLVMTypeRef type) {
+  LLVMMetadataRef value = LLVMValueAsMetadata(LLVMGetPoison(type));
+  LLVMSetMetadata(inst, mark_kind(),
+                  LLVMMetadataAsValue(kn_module.ctx, LLVMMDNodeInContext2(kn_module.ctx, &value, 1)));
+}
+
+/* The type of the one scalar field (an integer, a pointer, a float) a
+ * copy of `length` bytes to or from `p` in `fn` moves, as declared_in_copy
+ * finds it; NULL for anything else. */
+static LLVMTypeRef one_scalar_at(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef p,
+                                 uint64_t length) {
+  LLVMTypeRef type = declared_in_copy(fn, original, p);
+  if (!type || LLVMABISizeOfType(kn_module.layout, type) != length)
+    return NULL;
+  TypeLeaf *leaves = NULL;
+  kn_type_leaves(type, 0, NULL, &leaves);
+  LLVMTypeRef leaf = arrlen(leaves) == 1 ? leaves[0].type : NULL;
+  arrfree(leaves);
+  bool scalar = leaf && (LLVMGetTypeKind(leaf) == LLVMIntegerTypeKind || kn_is_pointer_type(leaf) ||
+                         kn_is_float_type(leaf));
+  return scalar ? leaf : NULL;
+}
+
+/* A copy of one scalar field (Eigen's `Index m_rows`, a std::tuple's
+ * reference, which clang's implicit copy and move constructors copy with
+ * memcpy, no TBAA said) becomes in instcombine an integer load and store at
+ * the object's own address, the field's having folded into it, and loses
+ * its mark: nothing then tells an integer from a double or a pointer. It is
+ * made a load and store of the field's type here, the load marked with it.
+ * False when the copy is no such copy. */
+static bool copy_one_scalar(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef call) {
+  LLVMValueRef length = LLVMGetOperand(call, 2), is_volatile = LLVMGetOperand(call, 3);
+  if (strncmp(kn_function_name(kn_called_function(call)), "llvm.memcpy.", 12) ||
+      !LLVMIsAConstantInt(length) || LLVMConstIntGetZExtValue(is_volatile))
+    return false;
+  LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1);
+  uint64_t bytes = LLVMConstIntGetZExtValue(length);
+  LLVMTypeRef type = one_scalar_at(fn, original, dst, bytes);
+  if (!type)
+    type = one_scalar_at(fn, original, src, bytes);
+  if (!type)
+    return false;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
+  LLVMPositionBuilderBefore(b, call);
+  LLVMValueRef value = LLVMBuildLoad2(b, type, src, "");
+  LLVMSetAlignment(value, 1);
+  mark(value, type);
+  LLVMSetAlignment(LLVMBuildStore(b, value, dst), 1);
+  LLVMDisposeBuilder(b);
+  return true;
+}
+
 void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb), next; inst; inst = next) {
+      next = LLVMGetNextInstruction(inst);
       const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
       if (!rule || rule->kind != RULE_MEMCPY || rule->cuda)
         continue;
+      if (copy_one_scalar(fn, original, inst)) {
+        LLVMInstructionEraseFromParent(inst);
+        continue;
+      }
       LLVMTypeRef *types = types_of_copy(fn, inst);
       if (!arrlen(types))
         add_callers_types(fn, original, inst, &types);
       if (!arrlen(types))
         add_operands_types(inst, &types);
-      if (arrlen(types)) {
-        /* A struct of the types stands for them all: a poison value of it
-         * is the mark's one operand. */
-        LLVMTypeRef all = LLVMStructTypeInContext(kn_module.ctx, types, (unsigned)arrlen(types), 0);
-        LLVMMetadataRef value = LLVMValueAsMetadata(LLVMGetPoison(all));
-        LLVMSetMetadata(inst, mark_kind(),
-                        LLVMMetadataAsValue(kn_module.ctx, LLVMMDNodeInContext2(kn_module.ctx, &value, 1)));
-      }
+      /* A struct of the types stands for them all. */
+      if (arrlen(types))
+        mark(inst, LLVMStructTypeInContext(kn_module.ctx, types, (unsigned)arrlen(types), 0));
       arrfree(types);
     }
 }
 
-LLVMTypeRef copytypes_of(LLVMValueRef call) {
-  LLVMValueRef node = LLVMGetMetadata(call, mark_kind());
+LLVMTypeRef copytypes_of(LLVMValueRef inst) {
+  LLVMValueRef node = LLVMGetMetadata(inst, mark_kind());
   if (!node)
     return NULL;
   LLVMValueRef value;

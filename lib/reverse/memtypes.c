@@ -189,8 +189,8 @@ static LLVMTypeRef addressed_type(LLVMValueRef at) {
 static MemoryTypes copied_types(Reverse *r, LLVMValueRef load) {
   MemoryTypes m = {0};
   LLVMValueRef from = LLVMGetOperand(load, 0);
-  LLVMTypeRef direct[3] = {addressed_type(from), tbaa_type(load), NULL};
-  for (int i = 0; i < 2; i++)
+  LLVMTypeRef direct[3] = {addressed_type(from), tbaa_type(load), copytypes_of(load)};
+  for (int i = 0; i < 3; i++)
     if (direct[i])
       note_type(&m, direct[i]);
   for (LLVMUseRef use = LLVMGetFirstUse(load); use; use = LLVMGetNextUse(use)) {

@@ -313,8 +313,30 @@ bool rule_inline_accessors(LLVMValueRef fn) {
   return any;
 }
 
+/* A function only reinterpreting a float vector's bits as integers or back
+ * (SSE's _mm_castpd_si128, _mm_castsi128_pd): one parameter, a vector of the
+ * result's size, one side floats and the other integers, no calls. Called,
+ * it hides the floats (an integer result carries no adjoint); inlined, the
+ * bitcasts show them, and core/bitshuffle.c turns integer shuffles of
+ * whole floats back into float shuffles. */
+static bool reinterprets_float_vector(LLVMValueRef site) {
+  LLVMValueRef callee = kn_called_function(site);
+  if (!callee || LLVMIsDeclaration(callee) || LLVMCountParams(callee) != 1 || LLVMCountBasicBlocks(callee) != 1)
+    return false;
+  LLVMTypeRef to = LLVMGetReturnType(LLVMGlobalGetValueType(callee)), from = LLVMTypeOf(LLVMGetParam(callee, 0));
+  if (LLVMGetTypeKind(to) != LLVMVectorTypeKind || LLVMGetTypeKind(from) != LLVMVectorTypeKind ||
+      LLVMSizeOfTypeInBits(kn_module.layout, to) != LLVMSizeOfTypeInBits(kn_module.layout, from) ||
+      kn_is_float_type(LLVMGetElementType(to)) == kn_is_float_type(LLVMGetElementType(from)))
+    return false;
+  for (LLVMValueRef inst = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(callee)); inst;
+       inst = LLVMGetNextInstruction(inst))
+    if (kn_is_call_site(inst) && !LLVMGetIntrinsicID(kn_called_function(inst)))
+      return false;
+  return true;
+}
+
 static bool inlined_on_host(LLVMValueRef site) {
-  return takes_closure(site) || calls_cuda_header_overload(site);
+  return takes_closure(site) || calls_cuda_header_overload(site) || reinterprets_float_vector(site);
 }
 
 void rule_inline_host_calls(LLVMValueRef fn) {

@@ -7,6 +7,11 @@ void *__enzyme_augmentfwd(void *, ...);
 void __enzyme_augmentfwd_void(void *, ...) __asm__("__enzyme_augmentfwd");
 double __enzyme_reverse(void *, ...);
 double __enzyme_autodiff(void *, ...);
+typedef struct {
+  double result;
+  double other;
+} TwoDoubles;
+TwoDoubles __enzyme_augmentfwd_two(void *, ...) __asm__("__enzyme_augmentfwd");
 
 static double sq(double x) { return x * x; }
 static void scale(double *x) { *x *= 3; }
@@ -35,4 +40,9 @@ double tape_in_gradient(double x, void *tape) {
   // CHECK: {{.*}}split-mode.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: in function 'tape_in_gradient': __enzyme_autodiff: marker 'enzyme_tape' belongs to split mode
   return __enzyme_autodiff((void *)sq, x, enzyme_tape, tape);
 }
-// CHECK: 5 errors generated.
+
+double no_room_for_tape(double x) {
+  // CHECK: {{.*}}split-mode.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: in function 'no_room_for_tape': __enzyme_augmentfwd: the declared return type holds neither {tape, result[, shadow]} nor {result[, shadow], tape} of 'sq'
+  return __enzyme_augmentfwd_two((void *)sq, x).other;
+}
+// CHECK: 6 errors generated.

@@ -220,6 +220,7 @@ typedef struct {
   bool gpu_arch;         /* the user chose the GPU */
   const char *cuda_path; /* the user's --cuda-path=, or NULL */
   bool version, help;
+  bool debug_chosen;     /* the user gave a -g option (-g, -g0, -gline-tables-only, ...) */
   ArgList objects;       /* the object and archive inputs */
   bool cuda_object;      /* one of them holds CUDA code (read when linking) */
   bool rdc_object;       /* one of them holds relocatable device code */
@@ -290,6 +291,8 @@ static void note_option(Reader *r, const char *opt) {
     req->help = true;
   else if (starts_with(opt, "-x") && opt[2])
     r->x_language = language_named(opt + 2);
+  else if (starts_with(opt, "-g"))
+    req->debug_chosen = true;
   else if (starts_with(opt, "--cuda-path="))
     req->cuda_path = opt + strlen("--cuda-path=");
   else if (starts_with(opt, "--cuda-gpu-arch") || starts_with(opt, "--offload-arch"))
@@ -588,6 +591,10 @@ static ArgList build_command(int argc, char **argv, const Request *req) {
     add_cuda_toolkit(&cmd, req, root);
   if (req->cuda_source && !req->gpu_arch)
     add(&cmd, "--cuda-gpu-arch=" DEFAULT_GPU_ARCH);
+  /* Line tables, which change no code, so that Kinase's errors name the
+   * source line; the user's own -g option (-g0 included) decides instead. */
+  if (!req->debug_chosen)
+    add(&cmd, "-gline-tables-only");
   add_user_arguments(&cmd, argc, argv, req);
   if (links(req)) {
     /* What follows is the driver's: no -x of the user's applies to it. */
@@ -633,6 +640,8 @@ static void print_help(void) {
          "  KINASE_PRINT=1, KINASE_LIST=1, KINASE_REMARKS=1 in the environment do the same\n"
          "  KINASE_CUDA_PATH=DIR  the CUDA toolkit (default %s)\n"
          "\n"
+         "Sources are compiled with -gline-tables-only (so that Kinase's errors name\n"
+         "the source line) unless a -g option is given (-g0 for none).\n"
          "CUDA sources (.cu, -x cuda) get --cuda-path and --cuda-gpu-arch=%s unless\n"
          "given. A link of CUDA sources or of objects holding CUDA code gets cudart,\n"
          "the CUDA driver and, for -fgpu-rdc objects, --offload-link; a link naming\n"

@@ -713,6 +713,12 @@ void cuda_emit_kernel_derivatives(void);
  * writes into __device__ globals it never reads: the launch of the kernel
  * in the host's forward sweep made them. */
 void cuda_drop_repeated_global_writes(LLVMValueRef aug);
+/* Why the reverse kernels whose forward part is `aug` would go wrong, or
+ * NULL: an atomic operation on global memory whose old value `aug` uses
+ * (slot = atomicAdd(&count, 1)) draws, when run again after the kernel,
+ * other values than the kernel drew. Shared memory is the block's own,
+ * made afresh in each run. */
+const char *cuda_unrepeatable_atomic(LLVMValueRef aug);
 
 /* ---- core/structcopy.c: the fields of structs, and copies of whole ones ---- */
 

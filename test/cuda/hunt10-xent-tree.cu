@@ -6,7 +6,9 @@
 // scalar with cudaMemset, launches, copies the mean loss back and returns
 // it; labels are int data passed enzyme_const. Gradient (softmax - onehot)
 // / rows, checked analytically; forward mode along a direction checked
-// against the gradient's dot product.
+// against the gradient's dot product. After the gradient, d_loss (dup)
+// holds the loss once: the reverse kernel used to run the atomicAdd into it
+// again, leaving twice the loss.
 //
 // REQUIRES: cuda
 // RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
@@ -87,6 +89,8 @@ int main() {
   check_kernel("gradient of mean_xent");
   std::vector<float> grad(ROWS * COLS);
   from_device(grad, d_dlogits);
+  float loss_after_gradient;
+  check_cuda(cudaMemcpy(&loss_after_gradient, d_loss, sizeof(float), cudaMemcpyDeviceToHost), "copy");
   check_cuda(cudaMemset(d_dloss, 0, sizeof(float)), "memset");
   double tangent = __enzyme_fwddiff((void *)mean_xent, enzyme_dup, d_logits, d_dir,
                                    enzyme_const, d_labels, enzyme_dup, d_loss, d_dloss,
@@ -106,6 +110,7 @@ int main() {
     }
   }
   check_close(tangent, directional, 1e-4, "tangent of the loss");
+  check_close(loss_after_gradient, loss, 1e-5, "the loss in d_loss after the gradient (added once)");
   float value = mean_xent(d_logits, d_labels, d_loss, ROWS, COLS);
   check_close(value, loss, 1e-5, "loss");
   device_free_all();

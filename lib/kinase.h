@@ -928,9 +928,13 @@ void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, un
  * holds one (each total is in exactly one lane). */
 LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index);
 LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index);
-/* *addresses[k] += values[k] where every lane adds into the same addresses:
- * summed over a full warp first (16-bit values in float), one atomic add
- * per warp; lane by lane in a warp with lanes missing. */
+/* kinase.shfl.sync.down.f64(mask, value, offset, packed clamp): the down
+ * shuffle of a double as two 32-bit ones (a row of rules/warp.def). */
+LLVMValueRef cuda_double_shuffle_down(void);
+/* *addresses[k] += values[k] where every lane adds into the same addresses
+ * and every thread of the block arrives: summed over a warp of 32 threads
+ * first (16-bit values in float), one atomic add per warp; lane by lane in
+ * a warp with lanes missing. */
 void cuda_add_uniform(LLVMBuilderRef b, LLVMValueRef *addresses, LLVMValueRef *values, unsigned n);
 /* The shuffle's tangent: the same shuffle of the value's tangent. */
 LLVMValueRef cuda_shuffle_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangent);
@@ -1134,10 +1138,16 @@ void cuda_before_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LL
 /* The bytes allocation `call` asks for (pitch * height where pitched),
  * read after it. */
 LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call);
-LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef bytes,
+/* The shadow of what allocation `call` returns, built after it: a zeroed
+ * allocation of the same size, or for the address of a __device__ variable
+ * its shadow (the module's, or the runtime's). */
+LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
                                LLVMValueRef stream, LLVMValueRef subject);
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject);
+/* Whether the shadows of `rule`'s call are those of __device__ variables
+ * (cudaGetSymbolAddress), which the primal never frees. */
+bool cuda_shadow_is_variables(const Rule *rule);
 /* The value a sweep computes for an operand of the primal call (the
  * reverse sweep's own copy, or the operand itself). */
 typedef LLVMValueRef (*CudaOperandFn)(void *sweep, LLVMValueRef operand);

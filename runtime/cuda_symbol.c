@@ -4,32 +4,32 @@
  * add tangents or from which they read adjoints; copies from and to the
  * variable (cudaMemcpyFromSymbol, cudaMemcpyToSymbol) move them. The module
  * is found through a kernel of the file that defines the variable. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_rt.h"
 
-/* The shadow of variable `name` in the module of the file's kernel `stub`:
- * false where it has none (its values carry no derivative). */
-static bool find_shadow(const void *stub, const char *name, CUdeviceptr *address, size_t *bytes,
-                        const char *where) {
-  const KinaseKernel *k = kinase_rt_kernel(stub, where);
+/* __kinase_shadow_NAME in `module`: its address and size, 0 where the
+ * module has none (the variable holds no floats). */
+static CUdeviceptr module_shadow(CUmodule module, const char *name, size_t *bytes, const char *where) {
   static const char prefix[] = "__kinase_shadow_";
   char *symbol = kinase_rt_alloc(sizeof prefix + strlen(name), where);
   memcpy(symbol, prefix, sizeof prefix - 1);
   strcpy(symbol + sizeof prefix - 1, name);
-  CUresult status = cuModuleGetGlobal(address, bytes, k->module, symbol);
+  CUdeviceptr address;
+  CUresult status = cuModuleGetGlobal(&address, bytes, module, symbol);
   free(symbol);
   if (status == CUDA_ERROR_NOT_FOUND)
-    return false;
+    return 0;
   kinase_rt_check_cu(status, "cuModuleGetGlobal", where);
-  return true;
+  return address;
 }
 
 void *__kinase_symbol_shadow(const void *stub, const char *name, size_t offset, const char *where) {
-  CUdeviceptr address;
   size_t bytes;
-  if (!find_shadow(stub, name, &address, &bytes, where))
+  CUdeviceptr address = module_shadow(kinase_rt_kernel(stub, where)->module, name, &bytes, where);
+  if (!address) /* it holds no floats: its values carry no derivative */
     return NULL;
   if (offset > bytes)
     kinase_rt_fail(where, "a copy at offset %zu of __device__ variable '%s' of %zu bytes", offset,
@@ -38,14 +38,76 @@ void *__kinase_symbol_shadow(const void *stub, const char *name, size_t offset, 
 }
 
 void __kinase_symbol_shadow_clear(const void *stub, const char *name, const char *where) {
-  CUdeviceptr address;
   size_t bytes;
-  if (!find_shadow(stub, name, &address, &bytes, where))
+  CUdeviceptr address = module_shadow(kinase_rt_kernel(stub, where)->module, name, &bytes, where);
+  if (!address)
     return;
   /* before any stream of the request's runs: the whole device waits */
   CHECK(where, cudaDeviceSynchronize);
   CHECK(where, cudaMemset, (void *)(uintptr_t)address, 0, bytes);
   CHECK(where, cudaDeviceSynchronize);
+}
+
+void *__kinase_module_shadow(void *module, const char *name, const char *where) {
+  size_t bytes;
+  return (void *)(uintptr_t)module_shadow(module, name, &bytes, where);
+}
+
+/* ---- shadows of variables reached through their addresses ---- */
+
+/* A variable whose address was taken, with the runtime's shadow of it
+ * (kept for the program's life: the variable's is) and how many takings
+ * have not been released. */
+typedef struct {
+  CUdeviceptr primal;
+  void *shadow;
+  unsigned takings;
+} VariableShadow;
+
+static pthread_mutex_t variables_lock = PTHREAD_MUTEX_INITIALIZER;
+static VariableShadow *variables;
+static size_t nvariables;
+
+void *__kinase_variable_shadow(const void *primal, void *module_shadow, const char *where) {
+  if (module_shadow) /* what the kernels that write it by name add into */
+    return module_shadow;
+  CUdeviceptr base;
+  size_t bytes;
+  if (!kinase_rt_allocation_of(primal, &base, &bytes))
+    kinase_rt_fail(where, "the address of a __device__ variable that the CUDA driver does not know");
+  pthread_mutex_lock(&variables_lock);
+  VariableShadow *v = NULL;
+  for (size_t i = 0; i < nvariables && !v; i++)
+    if (variables[i].primal == base)
+      v = &variables[i];
+  if (!v) {
+    variables = realloc(variables, (nvariables + 1) * sizeof *variables);
+    if (!variables)
+      kinase_rt_fail(where, "out of host memory");
+    v = &variables[nvariables++];
+    *v = (VariableShadow){.primal = base};
+    CHECK(where, cudaMalloc, &v->shadow, bytes);
+  }
+  /* Taken afresh, it starts from zero: what an earlier derivative left in
+   * it is not this one's. */
+  if (v->takings++ == 0)
+    CHECK(where, cudaMemset, v->shadow, 0, bytes);
+  void *shadow = (char *)v->shadow + ((CUdeviceptr)primal - base);
+  pthread_mutex_unlock(&variables_lock);
+  return shadow;
+}
+
+void __kinase_variable_shadow_release(void *shadow, const char *where) {
+  (void)where;
+  pthread_mutex_lock(&variables_lock);
+  for (size_t i = 0; i < nvariables; i++) {
+    CUdeviceptr base;
+    size_t bytes;
+    if (kinase_rt_allocation_of(variables[i].shadow, &base, &bytes) &&
+        (CUdeviceptr)shadow >= base && (CUdeviceptr)shadow < base + bytes && variables[i].takings)
+      variables[i].takings--;
+  }
+  pthread_mutex_unlock(&variables_lock);
 }
 
 void __kinase_copy_tangent(void *tdst, const void *tsrc, size_t bytes, void *stream,

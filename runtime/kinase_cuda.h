@@ -333,6 +333,8 @@ enum {
   KINASE_ALLOC_HOST,    /* cudaMallocHost, cudaHostAlloc, cuMemAllocHost, cuMemHostAlloc */
   KINASE_HANDLE_STREAM, /* cudaStreamCreate, cuStreamCreate */
   KINASE_HANDLE_EVENT,  /* cudaEventCreate, cuEventCreate */
+  KINASE_ALLOC_VARIABLE, /* the address of a __device__ variable: cudaGetSymbolAddress,
+                            cuModuleGetGlobal */
 };
 
 /* In the forward sweep, in place of a free or a destroy (`how` names
@@ -345,6 +347,15 @@ void __kinase_release_deferred(void);
 /* A zeroed shadow of `bytes` bytes, allocated as the primal was. */
 void *__kinase_shadow_alloc(size_t bytes, int how, void *stream, const char *where);
 void __kinase_shadow_free(void *shadow, int how, void *stream, const char *where);
+/* The shadow of the __device__ variable at `primal` (its address from
+ * cudaGetSymbolAddress or cuModuleGetGlobal): `module_shadow`, the device
+ * module's __kinase_shadow_NAME where kernels that write the variable have
+ * one, else one of the runtime's, zeroed when first taken, the same for
+ * every address taken of the variable until each is released. */
+void *__kinase_variable_shadow(const void *primal, void *module_shadow, const char *where);
+void __kinase_variable_shadow_release(void *shadow, const char *where);
+/* The module's __kinase_shadow_NAME (driver API), NULL where it has none. */
+void *__kinase_module_shadow(void *module, const char *name, const char *where);
 
 /* Reports a failed CUDA call of generated code and exits:
  * "kinase: <call> failed: <CUDA error string> (derivative of <where>)". */

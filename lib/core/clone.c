@@ -115,9 +115,12 @@ static void set_name(LLVMValueRef value, const char *prefix, const char *name) {
 }
 
 /* A struct passed by value (byval) is the callee's own copy: the copy of the
- * body works on a local copy of it, as the callee's frame would. */
+ * body works on a local copy of it, as the callee's frame would. The copy
+ * keeps the parameter's alignment: unaligned, a __half field moved byte by
+ * byte, which ptxas at -O0 got wrong (the low byte of an adjoint lost). */
 static void copy_byval_params(LLVMValueRef fn, LLVMValueRef copy) {
   unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  unsigned align_kind = LLVMGetEnumAttributeKindForName("align", 5);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++) {
     LLVMAttributeRef attr = LLVMGetEnumAttributeAtIndex(fn, i + 1, byval);
@@ -130,7 +133,9 @@ static void copy_byval_params(LLVMValueRef fn, LLVMValueRef copy) {
     LLVMReplaceAllUsesWith(param, local);
     LLVMValueRef size = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),
                                      LLVMABISizeOfType(kn_module.layout, type), 0);
-    LLVMBuildMemCpy(b, local, LLVMGetAlignment(local), param, 1, size);
+    LLVMAttributeRef align = LLVMGetEnumAttributeAtIndex(fn, i + 1, align_kind);
+    LLVMBuildMemCpy(b, local, LLVMGetAlignment(local), param,
+                    align ? (unsigned)LLVMGetEnumAttributeValue(align) : 1, size);
   }
   LLVMDisposeBuilder(b);
 }

@@ -197,6 +197,23 @@ static LLVMValueRef byte_offset(LLVMBuilderRef b, LLVMValueRef base, uint64_t of
   return LLVMBuildGEP2(b, LLVMInt8TypeInContext(kn_module.ctx), base, &index, 1, "");
 }
 
+/* The alignment a copy's operand `i` (0 destination, 1 source) promises,
+ * 1 if none. */
+static unsigned operand_alignment(LLVMValueRef call, unsigned i) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
+  LLVMAttributeRef attr = LLVMGetCallSiteEnumAttribute(call, i + 1, kind);
+  return attr ? (unsigned)LLVMGetEnumAttributeValue(attr) : 1;
+}
+
+/* The alignment of `offset` bytes past a pointer aligned to `align`: the
+ * pieces keep what the copy promised (unaligned, a field is moved byte by
+ * byte). */
+static unsigned piece_alignment(unsigned align, uint64_t offset) {
+  while (offset % align)
+    align /= 2;
+  return align;
+}
+
 void kn_split_struct_copies(LLVMValueRef fn) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -211,10 +228,13 @@ void kn_split_struct_copies(LLVMValueRef fn) {
       continue;
     LLVMPositionBuilderBefore(b, calls[c]);
     LLVMValueRef dst = LLVMGetOperand(calls[c], 0), src = LLVMGetOperand(calls[c], 1);
+    unsigned dst_align = operand_alignment(calls[c], 0), src_align = operand_alignment(calls[c], 1);
     for (ptrdiff_t k = 0; k < arrlen(leaves); k++) {
-      LLVMValueRef value = LLVMBuildLoad2(b, leaves[k].type, byte_offset(b, src, leaves[k].offset), "");
-      LLVMSetAlignment(value, 1);
-      LLVMSetAlignment(LLVMBuildStore(b, value, byte_offset(b, dst, leaves[k].offset)), 1);
+      uint64_t offset = leaves[k].offset;
+      LLVMValueRef value = LLVMBuildLoad2(b, leaves[k].type, byte_offset(b, src, offset), "");
+      LLVMSetAlignment(value, piece_alignment(src_align, offset));
+      LLVMValueRef store = LLVMBuildStore(b, value, byte_offset(b, dst, offset));
+      LLVMSetAlignment(store, piece_alignment(dst_align, offset));
     }
     LLVMInstructionEraseFromParent(calls[c]);
   }

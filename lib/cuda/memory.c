@@ -111,15 +111,46 @@ LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef c
   return pitched_span(b, pitch, size);
 }
 
-LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef bytes,
+static LLVMValueRef file_kernel_stub(void);
+
+/* The device module's shadow of the variable whose address `call` (a
+ * cudaGetSymbolAddress or cuModuleGetGlobal) takes, or null. */
+static LLVMValueRef module_shadow_of(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject) {
+  bool driver = strncmp(kn_function_name(kn_called_function(call)), "cuda", 4) != 0;
+  if (driver) { /* cuModuleGetGlobal(&dptr, &bytes, module, name) */
+    LLVMValueRef args[3] = {LLVMGetOperand(call, 2), LLVMGetOperand(call, 3), where_string(b, subject)};
+    return kn_call_libc(b, "__kinase_module_shadow", ptr_type(), args, 3);
+  }
+  LLVMValueRef handle = kn_strip_casts(LLVMGetOperand(call, 1)), stub = file_kernel_stub();
+  if (!LLVMIsAGlobalVariable(handle) || !stub)
+    return LLVMConstNull(ptr_type());
+  LLVMValueRef args[4] = {stub, kn_constant_string(b, kn_value_name(handle)),
+                          LLVMConstInt(i64_type(), 0, 0), where_string(b, subject)};
+  return kn_call_libc(b, "__kinase_symbol_shadow", ptr_type(), args, 4);
+}
+
+LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
                                LLVMValueRef stream, LLVMValueRef subject) {
-  LLVMValueRef args[4] = {size_value(b, bytes), LLVMConstInt(i32_type(), (unsigned)rule->cuda->how, 0),
-                          stream, where_string(b, subject)};
+  if (rule->cuda->how == KINASE_ALLOC_VARIABLE) { /* after the call, which wrote the address */
+    LLVMValueRef address = LLVMBuildLoad2(b, ptr_type(), LLVMGetOperand(call, 0), "variable");
+    LLVMValueRef args[3] = {address, module_shadow_of(b, call, subject), where_string(b, subject)};
+    return kn_call_libc(b, "__kinase_variable_shadow", ptr_type(), args, 3);
+  }
+  LLVMValueRef args[4] = {size_value(b, cuda_alloc_bytes(b, rule, call)),
+                          LLVMConstInt(i32_type(), (unsigned)rule->cuda->how, 0), stream,
+                          where_string(b, subject)};
   return kn_call_libc(b, "__kinase_shadow_alloc", ptr_type(), args, 4);
 }
 
+bool cuda_shadow_is_variables(const Rule *rule) { return rule->cuda->how == KINASE_ALLOC_VARIABLE; }
+
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject) {
+  if (rule->cuda->how == KINASE_ALLOC_VARIABLE) {
+    LLVMValueRef args[2] = {as_pointer(b, shadow), where_string(b, subject)};
+    kn_call_libc(b, "__kinase_variable_shadow_release", LLVMVoidTypeInContext(kn_module.ctx), args, 2);
+    return;
+  }
   LLVMValueRef args[4] = {as_pointer(b, shadow), LLVMConstInt(i32_type(), (unsigned)rule->cuda->how, 0),
                           stream, where_string(b, subject)};
   kn_call_libc(b, "__kinase_shadow_free", LLVMVoidTypeInContext(kn_module.ctx), args, 4);

@@ -80,6 +80,26 @@ static LLVMValueRef shuffle(LLVMBuilderRef b, unsigned mode, LLVMValueRef mask, 
   return LLVMBuildBitCast(b, moved, type, "shfl");
 }
 
+LLVMValueRef cuda_double_shuffle_down(void) {
+  static const char name[] = "kinase.shfl.sync.down.f64";
+  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
+  if (fn)
+    return fn;
+  LLVMTypeRef f64 = LLVMDoubleTypeInContext(ctx()), params[4] = {i32(), f64, i32(), i32()};
+  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(f64, params, 4, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  /* Its shuffles need the lanes together: no call of it may be moved under
+   * a branch. */
+  unsigned convergent = LLVMGetEnumAttributeKindForName("convergent", 10);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx(), convergent, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx(), fn, "entry"));
+  LLVMBuildRet(b, shuffle(b, SHUFFLE_DOWN, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), LLVMGetParam(fn, 2),
+                          LLVMGetParam(fn, 3), NULL));
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
 /* PTX's packed clamp of a shuffle: (32 - width) << 8 puts the segment mask
  * in bits 8-12; the lane bound is the segment's first lane for up, its last
  * for the others. */
@@ -156,12 +176,32 @@ LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n
   return partial[0];
 }
 
+static LLVMValueRef sreg(LLVMBuilderRef b, const char *name) {
+  char full[48];
+  snprintf(full, sizeof full, "llvm.nvvm.read.ptx.sreg.%s", name);
+  return kn_call_libc(b, full, i32(), NULL, 0);
+}
+
+/* Whether this warp has 32 threads: the block's threads from the warp's
+ * first one on (warps are runs of 32 of the linear thread index, x fastest)
+ * number 32 or more. */
+static LLVMValueRef warp_has_all_lanes(LLVMBuilderRef b) {
+  LLVMValueRef nx = sreg(b, "ntid.x"), ny = sreg(b, "ntid.y");
+  LLVMValueRef plane = LLVMBuildAdd(b, sreg(b, "tid.y"), LLVMBuildMul(b, ny, sreg(b, "tid.z"), ""), "");
+  LLVMValueRef linear = LLVMBuildAdd(b, sreg(b, "tid.x"), LLVMBuildMul(b, nx, plane, ""), "");
+  LLVMValueRef threads = LLVMBuildMul(b, LLVMBuildMul(b, nx, ny, ""), sreg(b, "ntid.z"), "");
+  LLVMValueRef first = LLVMBuildSub(b, linear, lane_id(b), "");
+  return LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildSub(b, threads, first, ""), const32(WARP_LANES), "warp.full");
+}
+
 /* *addresses[k] += values[k], the same addresses in every lane (the
- * accumulators of a reverse kernel's by-value parameters). A full warp sums
- * each value over its lanes first, 16-bit ones in float (a half sum grown
- * one lane's share at a time loses the shares smaller than its last bit),
- * and its first lane adds the total: one atomic per warp, not per thread.
- * A warp with lanes missing adds lane by lane. */
+ * accumulators of a reverse kernel's by-value parameters), where every
+ * thread of the block arrives. A warp of 32 threads converges (code built
+ * without optimisation need not have), sums each value over its lanes, 16-bit
+ * ones in float (a half sum grown one lane's share at a time loses the
+ * shares smaller than its last bit), and its first lane adds the total:
+ * one atomic per warp, not per thread. A warp with lanes missing adds lane
+ * by lane. */
 void cuda_add_uniform(LLVMBuilderRef b, LLVMValueRef *addresses, LLVMValueRef *values, unsigned n) {
   if (!n)
     return;
@@ -171,10 +211,10 @@ void cuda_add_uniform(LLVMBuilderRef b, LLVMValueRef *addresses, LLVMValueRef *v
   LLVMBasicBlockRef lanes = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.lanes");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.added");
   LLVMValueRef all = const32(0xffffffffu);
-  LLVMValueRef active = kn_call_libc(b, "llvm.nvvm.activemask", i32(), NULL, 0);
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, active, all, ""), full, lanes);
+  LLVMBuildCondBr(b, warp_has_all_lanes(b), full, lanes);
 
   LLVMPositionBuilderAtEnd(b, full);
+  kn_call_libc(b, "llvm.nvvm.bar.warp.sync", LLVMVoidTypeInContext(ctx()), &all, 1);
   LLVMValueRef *totals = malloc(n * sizeof *totals);
   for (unsigned k = 0; k < n; k++) {
     LLVMTypeRef type = LLVMTypeOf(values[k]);

@@ -263,9 +263,14 @@ static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule)
     return true;
   }
   case RULE_POSIX_MEMALIGN:
-    if (is_varied(f, dst))
-      LLVMBuildStore(f->b, cuda_shadow_alloc(f->b, rule, cuda_alloc_bytes(f->b, rule, call), stream, f->sig->fn),
-                     tangent_of(f, dst, call));
+    if (is_varied(f, dst)) {
+      LLVMValueRef tangent = cuda_shadow_alloc(f->b, rule, call, stream, f->sig->fn);
+      LLVMBuildStore(f->b, tangent, tangent_of(f, dst, call));
+      /* No sweep follows in which to give a variable's tangent back: each
+       * taking starts it from zero. */
+      if (cuda_shadow_is_variables(rule))
+        cuda_shadow_free(f->b, rule, tangent, stream, f->sig->fn);
+    }
     return true;
   case RULE_FREE:
     if (is_varied(f, dst))

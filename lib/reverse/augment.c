@@ -298,7 +298,7 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     return;
   }
   if (rule->kind == RULE_POSIX_MEMALIGN) {
-    LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, cuda_alloc_bytes(r->ab, rule, call), stream, r->sig->fn);
+    LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, call, stream, r->sig->fn);
     vset_add(&r->shadow_code, LLVMBuildStore(r->ab, shadow, rev_shadow_of(r, dst, call)));
     set_shadow(r, call, shadow);
     return;

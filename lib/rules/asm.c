@@ -22,7 +22,7 @@ typedef enum {
   ASM_LANE0, ASM_LANE1,                                    /* out of pairs */
   ASM_LANES_00, ASM_LANES_10, ASM_LANES_11, ASM_LANES_02, ASM_LANES_13, /* lane moves */
   ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
-  ASM_SHFL_DOWN_ADD,                                       /* a warp reduction's step */
+  ASM_SHFL_DOWN_ADD, ASM_SHFL_DOWN_ADD_F64,                /* a warp reduction's step */
   ASM_LOAD, ASM_STORE, ASM_ATOMIC_FADD,                    /* memory */
 } AsmOp;
 
@@ -220,6 +220,8 @@ static LLVMTypeRef type_named(const char *name) {
     return LLVMHalfTypeInContext(ctx);
   if (!strcmp(name, "bf16"))
     return LLVMBFloatTypeInContext(ctx);
+  if (!strcmp(name, "f64"))
+    return LLVMDoubleTypeInContext(ctx);
   if (!strcmp(name, "v2f16"))
     return LLVMVectorType(LLVMHalfTypeInContext(ctx), 2);
   if (!strcmp(name, "v2bf16"))
@@ -271,19 +273,37 @@ static LLVMValueRef compare(LLVMBuilderRef b, LLVMRealPredicate p, LLVMValueRef 
  * where the source lane is out of range), plus the addend where it is in
  * range, which PTX decides as lane + offset <= the segment's last lane.
  * The shuffle is the intrinsic that cuda/warp.c transposes. */
-static LLVMValueRef shuffle_down_add(LLVMBuilderRef b, LLVMValueRef *x) {
-  LLVMValueRef value = x[0], offset = x[1], clamp = x[2], addend = x[3], mask = x[4];
+/* Whether a down shuffle by `offset` with PTX's packed `clamp` reads a lane
+ * in range: lane + offset <= the segment's last lane. */
+static LLVMValueRef down_source_in_range(LLVMBuilderRef b, LLVMValueRef offset, LLVMValueRef clamp) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
-  LLVMValueRef args[4] = {mask, value, offset, clamp};
-  LLVMValueRef moved = intrinsic(b, "llvm.nvvm.shfl.sync.down.f32", NULL, args, 4);
   LLVMValueRef lane = intrinsic(b, "llvm.nvvm.read.ptx.sreg.laneid", NULL, NULL, 0);
   LLVMValueRef segment = LLVMBuildAnd(b, LLVMBuildLShr(b, clamp, LLVMConstInt(i32, 8, 0), ""),
                                       LLVMConstInt(i32, 31, 0), "");
   LLVMValueRef bound = LLVMBuildAnd(b, clamp, LLVMConstInt(i32, 31, 0), "");
   LLVMValueRef last = LLVMBuildOr(b, LLVMBuildAnd(b, lane, segment, ""),
                                   LLVMBuildAnd(b, bound, LLVMBuildNot(b, segment, ""), ""), "");
-  LLVMValueRef valid = LLVMBuildICmp(b, LLVMIntULE, LLVMBuildAdd(b, lane, offset, ""), last, "");
+  return LLVMBuildICmp(b, LLVMIntULE, LLVMBuildAdd(b, lane, offset, ""), last, "");
+}
+
+static LLVMValueRef shuffle_down_add(LLVMBuilderRef b, LLVMValueRef *x) {
+  LLVMValueRef value = x[0], offset = x[1], clamp = x[2], addend = x[3], mask = x[4];
+  LLVMValueRef args[4] = {mask, value, offset, clamp};
+  LLVMValueRef moved = intrinsic(b, "llvm.nvvm.shfl.sync.down.f32", NULL, args, 4);
+  LLVMValueRef valid = down_source_in_range(b, offset, clamp);
   return LLVMBuildSelect(b, valid, LLVMBuildFAdd(b, moved, addend, ""), moved, "");
+}
+
+/* The same step of a sum of doubles, `mov.b64 $0, x; (the two halves of x
+ * shuffled down) -> r0; @p add.f64 $0, $0, r0`: x, plus the moved value
+ * where the source lane is in range. The double's shuffle is the function
+ * cuda/warp.c builds, whose row transposes it. */
+static LLVMValueRef shuffle_down_add_double(LLVMBuilderRef b, LLVMValueRef *x) {
+  LLVMValueRef value = x[0], offset = x[1], clamp = x[2], mask = x[3];
+  LLVMValueRef shuffle = cuda_double_shuffle_down(), args[4] = {mask, value, offset, clamp};
+  LLVMValueRef moved = LLVMBuildCall2(b, LLVMGlobalGetValueType(shuffle), shuffle, args, 4, "");
+  LLVMValueRef valid = down_source_in_range(b, offset, clamp);
+  return LLVMBuildSelect(b, valid, LLVMBuildFAdd(b, value, moved, ""), value, "");
 }
 
 /* Element k of the elements of type t from `base` on. */
@@ -358,6 +378,7 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   case ASM_EQ: return compare(b, LLVMRealOEQ, x, result);
   case ASM_NE: return compare(b, LLVMRealONE, x, result);
   case ASM_SHFL_DOWN_ADD: return shuffle_down_add(b, x);
+  case ASM_SHFL_DOWN_ADD_F64: return shuffle_down_add_double(b, x);
   }
   kn_die("unknown asm operation");
 }
@@ -380,7 +401,7 @@ static LLVMValueRef clamped(LLVMBuilderRef b, AsmClamp clamp, LLVMValueRef v) {
 static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v) {
   switch (row->op) {
   case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: case ASM_SHFL_DOWN_ADD:
-  case ASM_LOAD: case ASM_STORE: return LLVMTypeOf(v);
+  case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: return LLVMTypeOf(v);
   case ASM_ATOMIC_FADD: return kn_is_pointer_type(LLVMTypeOf(v)) ? LLVMTypeOf(v) : t;
   case ASM_PACK: return LLVMGetElementType(t);
   default: return t;

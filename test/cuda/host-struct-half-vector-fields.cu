@@ -5,13 +5,13 @@
 //           dc = sum_i w_i (1, x_i, x_i^2, x_i^3), one adjoint per lane
 //   mix:    out_i = s x_i + t y_i (s a __half field, t a __nv_bfloat16 one)
 //           ds = sum_i w_i x_i (t, Const here, comes converted from the
-//           caller: host code converting to bfloat16 in a differentiated
-//           function needs __truncsfbf2, which GCC 12's libgcc lacks)
+//           caller; regress-bf16-host-convert.cu converts in the
+//           differentiated function)
 //   hscale: out_i = s x_i (s a __half parameter)       ds = sum_i w_i x_i
 // The adjoints of by-value floats and fields are summed over each full
 // warp with shuffles (16-bit ones in float), then added by one atomic per
-// warp in their own precision: summed a thread at a time in half, the
-// scale's adjoint came out 10% low at -O0.
+// warp in their own precision (a half sum grown a thread at a time loses
+// the shares below its last bit).
 // A __half2 field gets no derivative kernels: host C++ copies the pair as a
 // 32-bit integer, through which no adjoint would come back (the reason is
 // in the module).
@@ -23,6 +23,7 @@
 // RUN: FileCheck %s --check-prefix=ATOM --input-file=%t.ptx
 // RUN: %kinase-cc %cudainc -O0 --cuda-device-only -S %s -o %t.O0.ptx
 // RUN: %ptxas -arch=sm_90 %t.O0.ptx -o %t.O0.cubin
+// RUN: FileCheck %s --check-prefix=ALIGNED --input-file=%t.O0.ptx
 // RUN: %kinase-cc %cudainc -O2 --cuda-host-only -S -emit-llvm %s -o %t.ll
 // RUN: FileCheck %s --input-file=%t.ll
 // RUN: %kinase-cc %cudainc -O0 %s -o %t.O0.exe
@@ -39,11 +40,21 @@
 // ATOM-DAG: atom.global.add.noftz.f16 {{.*}}+8]
 // ATOM-DAG: atom.global.add.noftz.bf16 {{.*}}+10]
 // ATOM-LABEL: .entry __kinase_krev_dn__Z6hscalePKf6__halfPfi(
-// ATOM: activemask.b32
+// ATOM: bar.warp.sync -1;
 // ATOM-DAG: cvt.f32.f16
 // ATOM-DAG: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
 // ATOM-DAG: atom.global.add.noftz.f16
 // PTX-NOT: .entry __kinase_{{krev|kfwd}}_{{.*}}pair
+//
+// At -O0 the reverse sweep reads and adds the __half's adjoint 16 bits at
+// a time: the kernel's copy of the parameter kept its alignment (moved a
+// byte at a time, the adjoint lost its low byte on the H200: 0.75 for
+// 0.822).
+// ALIGNED-LABEL: .func __kinase_rev_kinase_$_inlined_$__Z6hscalePKf6__halfPfi(
+// ALIGNED-NOT: {{ld|st}}.b8
+// ALIGNED: add.f16
+// ALIGNED-NOT: {{ld|st}}.b8
+// ALIGNED: ret;
 //
 // The host returns the field's adjoint widened from the struct's shadow.
 // CHECK-LABEL: define {{.*}} @_Z12mix_gradient

@@ -10,3 +10,7 @@ extern "C" __global__ void scale(float *out, const float *in, float alpha, int n
   if (i < n)
     out[i] = alpha * in[i];
 }
+
+// A buffer the host reaches with cuModuleGetGlobal
+// (regress-driver-module-global.c); no kernel names it.
+__device__ float staging[8192];

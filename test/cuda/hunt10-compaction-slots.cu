@@ -29,7 +29,9 @@
 // PTX: .entry __kinase_kfwd_{{[a-z]+}}__Z6selectPfPiPKffi(
 
 #include <kinase.h>
+#include <algorithm>
 #include <math.h>
+#include <utility>
 #include <vector>
 #include "cuda_check.h"
 
@@ -85,6 +87,26 @@ int main() {
       value += (double)w * x[i] * x[i];
     }
   check_close(tangent, want, 1e-4, "tangent along (tx, 0.5)");
+  // Each compacted value with its tangent, in whatever order the slots
+  // were drawn: sorted by value on both sides.
+  int m = 0;
+  check_cuda(cudaMemcpy(&m, d_count, sizeof m, cudaMemcpyDeviceToHost), "copy");
+  std::vector<float> kept(m), tkept(m);
+  check_cuda(cudaMemcpy(kept.data(), d_kept, m * sizeof(float), cudaMemcpyDeviceToHost), "copy");
+  check_cuda(cudaMemcpy(tkept.data(), d_tkept, m * sizeof(float), cudaMemcpyDeviceToHost), "copy");
+  std::vector<std::pair<double, double>> got, expected;
+  for (int k = 0; k < m; k++)
+    got.push_back({kept[k], tkept[k]});
+  for (int i = 0; i < N; i++)
+    if (x[i] > CUT)
+      expected.push_back({(double)w * x[i] * x[i], 2.0 * w * x[i] * tx[i] + 0.5 * (double)x[i] * x[i]});
+  std::sort(got.begin(), got.end());
+  std::sort(expected.begin(), expected.end());
+  check_within(m, (double)expected.size(), 0.0, "number of values kept");
+  for (size_t k = 0; k < got.size() && k < expected.size(); k++) {
+    check_close(got[k].first, expected[k].first, 1e-5, "kept value %zu", k);
+    check_close(got[k].second, expected[k].second, 1e-4, "tangent of kept value %zu", k);
+  }
   check_close(selected_sum(d_x, d_kept, d_count, w, N), value, 1e-4, "selected sum");
   device_free_all();
   return check_exit();

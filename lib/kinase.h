@@ -214,7 +214,12 @@ typedef struct {
 extern Module kn_module; /* the module of the current kn_run_on_module */
 
 /* NVPTX's address spaces of __shared__ memory and of a thread's stack. */
-enum { KN_GLOBAL_ADDRESS_SPACE = 1, KN_SHARED_ADDRESS_SPACE = 3, KN_LOCAL_ADDRESS_SPACE = 5 };
+enum {
+  KN_GLOBAL_ADDRESS_SPACE = 1,
+  KN_SHARED_ADDRESS_SPACE = 3,
+  KN_CONSTANT_ADDRESS_SPACE = 4,
+  KN_LOCAL_ADDRESS_SPACE = 5
+};
 
 /* ---- abi.c: reading __enzyme_* calls ---- */
 
@@ -593,6 +598,12 @@ void globals_use_context(LLVMValueRef before, LLVMValueRef after, LLVMValueRef f
                          LLVMValueRef context, LLVMValueRef swap);
 void globals_emit_clears(void);
 void globals_reset(void);
+/* From now on, derivative kernels of launches are made (cuda/kernels.c):
+ * __device__ and __constant__ variables holding floats have shadows. */
+void globals_for_launches(void);
+/* In a CUDA host module, whether `g` is the host's handle of a __device__
+ * or __constant__ variable. */
+bool globals_is_device_variable_handle(LLVMValueRef g);
 
 /* ---- reverse.c ---- */
 
@@ -704,6 +715,12 @@ void cuda_emit_kernel_derivatives(void);
  * writes into __device__ globals it never reads: the launch of the kernel
  * in the host's forward sweep made them. */
 void cuda_drop_repeated_global_writes(LLVMValueRef aug);
+/* Why the reverse kernels whose forward part is `aug` would go wrong, or
+ * NULL: an atomic operation on global memory whose old value `aug` uses
+ * (slot = atomicAdd(&count, 1)) draws, when run again after the kernel,
+ * other values than the kernel drew. Shared memory is the block's own,
+ * made afresh in each run. */
+const char *cuda_unrepeatable_atomic(LLVMValueRef aug);
 
 /* ---- core/structcopy.c: the fields of structs, and copies of whole ones ---- */
 
@@ -1169,20 +1186,26 @@ void cuda_defer_release(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, L
 void cuda_release_after_requests(LLVMValueRef *reverse_sweeps, size_t n);
 /* Releases now what the forward sweeps deferred (on unwinding). */
 void cuda_release_deferred(LLVMBuilderRef b);
-/* Reports and returns true for a copy into a __device__ variable of values
- * that carry derivatives (`varied`), which would be lost there. */
-bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,
-                                  LLVMValueRef subject);
+/* Whether what `call`, a copy into a __device__ variable, copies carries
+ * derivatives: a varied source, unless it is a local that only ever holds
+ * values without derivatives (an array of coefficients set from constants,
+ * though it has a shadow as every local holding floats has). */
+bool cuda_symbol_source_varied(ValueSet *varied, LLVMValueRef call);
 /* A copy from or to a __device__ variable (to_symbol, from_symbol rows):
  * its reverse (dsrc += ddst, then ddst = 0, with the variable's shadow in
- * the device module on the symbol's side: none where no kernel writes it;
- * elements of the variable's type), or in forward mode (`primal` NULL,
+ * the device module on the symbol's side: every variable holding floats
+ * has one; elements of the variable's type), or in forward mode (`primal` NULL,
  * operands read as they are) the copy of its tangents. `shadow` is that of
  * the other side (NULL: none). Reports and returns false where the symbol
  * is not a variable of a file with kernels. */
 bool cuda_symbol_copy_derivative(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
                                  CudaOperandFn primal, void *sweep, LLVMValueRef shadow,
                                  LLVMValueRef subject);
+/* Before a request for `subject` in a CUDA host module: zeroes the device
+ * shadows of the file's __device__ and __constant__ variables holding
+ * floats, so that adjoints the kernels left there in an earlier request
+ * never read as tangents or adjoints in this one. */
+void cuda_clear_symbol_shadows(LLVMBuilderRef b, LLVMValueRef subject);
 /* Reports and returns true for a call of the CUDA API that has no rule. */
 bool cuda_unknown_api_call(LLVMValueRef call, LLVMValueRef subject);
 

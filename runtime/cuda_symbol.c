@@ -1,5 +1,5 @@
-/* __device__ variables in differentiated host code. A kernel that writes
- * one has its shadow, __kinase_shadow_NAME, in the same device module
+/* __device__ and __constant__ variables in differentiated host code. One
+ * holding floats has its shadow, __kinase_shadow_NAME, in the same device module
  * (the compiler's analysis/globals.c), into which its derivative kernels
  * add tangents or from which they read adjoints; copies from and to the
  * variable (cudaMemcpyFromSymbol, cudaMemcpyToSymbol) move them. The module
@@ -11,7 +11,7 @@
 #include "cuda_rt.h"
 
 /* __kinase_shadow_NAME in `module`: its address and size, 0 where the
- * module has none (no kernel writes the variable). */
+ * module has none (the variable holds no floats). */
 static CUdeviceptr module_shadow(CUmodule module, const char *name, size_t *bytes, const char *where) {
   static const char prefix[] = "__kinase_shadow_";
   char *symbol = kinase_rt_alloc(sizeof prefix + strlen(name), where);
@@ -29,12 +29,23 @@ static CUdeviceptr module_shadow(CUmodule module, const char *name, size_t *byte
 void *__kinase_symbol_shadow(const void *stub, const char *name, size_t offset, const char *where) {
   size_t bytes;
   CUdeviceptr address = module_shadow(kinase_rt_kernel(stub, where)->module, name, &bytes, where);
-  if (!address) /* no kernel writes it: its values carry no derivative */
+  if (!address) /* it holds no floats: its values carry no derivative */
     return NULL;
   if (offset > bytes)
     kinase_rt_fail(where, "a copy at offset %zu of __device__ variable '%s' of %zu bytes", offset,
                    name, bytes);
   return (void *)(uintptr_t)(address + offset);
+}
+
+void __kinase_symbol_shadow_clear(const void *stub, const char *name, const char *where) {
+  size_t bytes;
+  CUdeviceptr address = module_shadow(kinase_rt_kernel(stub, where)->module, name, &bytes, where);
+  if (!address)
+    return;
+  /* before any stream of the request's runs: the whole device waits */
+  CHECK(where, cudaDeviceSynchronize);
+  CHECK(where, cudaMemset, (void *)(uintptr_t)address, 0, bytes);
+  CHECK(where, cudaDeviceSynchronize);
 }
 
 void *__kinase_module_shadow(void *module, const char *name, const char *where) {

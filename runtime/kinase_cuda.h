@@ -305,9 +305,12 @@ void __kinase_copy2d_tangent(const void *descriptor, const void *tangent, void *
 /* The device address, `offset` bytes in, of the shadow of __device__
  * variable `name` (__kinase_shadow_NAME in the device module of the kernel
  * whose host stub is `stub`, one of the variable's file); NULL where the
- * module has none (no kernel writes the variable: its values carry no
- * derivative). */
+ * module has none (the variable holds no floats). */
 void *__kinase_symbol_shadow(const void *stub, const char *name, size_t offset, const char *where);
+/* Zeroes the shadow of variable `name`, if it has one, the device idle
+ * before and after: at the start of a request, what earlier requests' kernels
+ * added there is no tangent or adjoint of this one. */
+void __kinase_symbol_shadow_clear(const void *stub, const char *name, const char *where);
 /* Forward mode: tdst = tsrc, bytes of tangents, host or device; a NULL tsrc
  * zeroes tdst. Returns once done. */
 void __kinase_copy_tangent(void *tdst, const void *tsrc, size_t bytes, void *stream,

@@ -165,6 +165,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
   derive_drain();
   abi_size_tape_slots();
   if (kn_module.gpu) {
+    globals_for_launches();
     cuda_emit_kernel_derivatives();
     cuda_arena_clear_in_kernels();
   } else {

@@ -36,6 +36,9 @@ static ValueSet active;   /* ... of which these have a shadow */
 static ValueSet reach_decided; /* functions examined by globals_reached_by */
 static ValueSet touching;      /* ... of which these reach an active global */
 static ValueSet merged;   /* read-only globals beside shadowed memory */
+/* Whether the derivatives being made are the kernels' own (launched from
+ * host code), not a device-side request's: see globals_for_launches. */
+static bool for_launches;
 
 typedef struct {
   LLVMValueRef before, fn; /* clear fn's globals' shadows before `before` */
@@ -51,6 +54,7 @@ void globals_reset(void) {
   vset_free(&reach_decided);
   vset_free(&touching);
   vset_free(&merged);
+  for_launches = false;
 }
 
 static bool is_memory_write_to(LLVMValueRef call, LLVMValueRef address) {
@@ -136,20 +140,44 @@ static bool stores_floats(LLVMValueRef address, int depth) {
  * on the device: clang gives it no value (undef), since the host never
  * holds its values; a C or C++ global without an initializer is zero. (On
  * the device, __shared__ memory is undef too, and has shadows.) */
-static bool is_device_variable_handle(LLVMValueRef g) {
+bool globals_is_device_variable_handle(LLVMValueRef g) {
   LLVMValueRef init = LLVMGetInitializer(g);
   return !kn_module.gpu && init && LLVMIsUndef(init);
+}
+
+/* On the device, a CUDA __device__ or __constant__ variable holding floats.
+ * The host may copy values with derivatives into it (cudaMemcpyToSymbol),
+ * so the derivative kernels of launches add their adjoints into its shadow
+ * even where they only read it, and the host's reverse of the copy reads
+ * them back; the host clears such shadows at each request
+ * (globals_emit_clears). A device-side request treats the variables it only
+ * reads as constants, as Enzyme does: a thread's reverse sweep would add
+ * into a shadow that its next forward request read as a tangent. */
+static bool is_device_variable_with_floats(LLVMValueRef g) {
+  unsigned space = LLVMGetPointerAddressSpace(LLVMTypeOf(g));
+  return kn_module.gpu && LLVMIsExternallyInitialized(g) && !LLVMIsDeclaration(g) &&
+         (space == KN_GLOBAL_ADDRESS_SPACE || space == KN_CONSTANT_ADDRESS_SPACE) &&
+         kn_type_has_floats(LLVMGlobalGetValueType(g)) && !registry_inactive_global(g);
+}
+
+void globals_for_launches(void) {
+  for_launches = true;
+  vset_free(&reach_decided); /* what functions reach may have grown */
+  vset_free(&touching);
 }
 
 static bool globals_is_active(LLVMValueRef g) {
   if (!LLVMIsAGlobalVariable(g))
     return false;
+  if (for_launches && is_device_variable_with_floats(g))
+    return true;
   if (vset_add(&decided, g)) {
-    bool shadowed = registry_user_shadow(g) || (!LLVMIsGlobalConstant(g) && !LLVMIsDeclaration(g) &&
+    bool shadowed = registry_user_shadow(g) ||
+                    (!LLVMIsGlobalConstant(g) && !LLVMIsDeclaration(g) &&
                     (kn_type_has_floats(LLVMGlobalGetValueType(g)) || stores_floats(g, 0)) &&
                     !registry_inactive_global(g) &&
                     strncmp(kn_value_name(g), "llvm.", 5) != 0 && written_through(g, 0) &&
-                    !is_device_variable_handle(g));
+                    !globals_is_device_variable_handle(g));
     if (shadowed)
       vset_add(&active, g);
   }
@@ -171,7 +199,10 @@ static LLVMValueRef globals_shadow(LLVMValueRef g) {
     return shadow;
   }
   LLVMTypeRef type = LLVMGlobalGetValueType(g);
+  /* The kernels write a __constant__ variable's shadow: global memory. */
   unsigned space = LLVMGetPointerAddressSpace(LLVMTypeOf(g));
+  if (space == KN_CONSTANT_ADDRESS_SPACE)
+    space = KN_GLOBAL_ADDRESS_SPACE;
   char *name = kn_strdup_printf("__kinase_shadow_%s", kn_value_name(g));
   shadow = LLVMAddGlobalInAddressSpace(kn_module.mod, type, name, space);
   free(name);
@@ -422,6 +453,10 @@ void globals_emit_clears(void) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (ptrdiff_t i = 0; i < arrlen(clears); i++) {
     const Clear *c = &clears[i];
+    if (!kn_module.gpu && !c->context) {
+      LLVMPositionBuilderBefore(b, c->before);
+      cuda_clear_symbol_shadows(b, c->fn);
+    }
     if (vmap_size(&shadows)) {
       LLVMPositionBuilderBefore(b, c->before);
       emit_for_shadows(b, c, true);

@@ -201,11 +201,16 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
 }
 
 /* Collects the writes through `ptr` (and pointers derived by GEPs and
- * casts); false when the memory is also read or the pointer escapes. */
+ * casts); false when the memory is also read or the pointer escapes. An
+ * atomic add whose old value goes unused (atomicAdd(out, v)) only writes:
+ * a reverse kernel running it again would add the sum twice. */
 static bool only_written(LLVMValueRef ptr, LLVMValueRef **writes) {
   for (LLVMUseRef use = LLVMGetFirstUse(ptr); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
-    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == ptr && LLVMGetOperand(user, 0) != ptr) {
+    bool stores = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == ptr;
+    bool accumulates = LLVMIsAAtomicRMWInst(user) && LLVMGetOperand(user, 0) == ptr &&
+                       !LLVMGetFirstUse(user);
+    if ((stores || accumulates) && LLVMGetOperand(user, stores ? 0 : 1) != ptr) {
       arrput(*writes, user);
       continue;
     }

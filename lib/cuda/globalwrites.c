@@ -88,3 +88,14 @@ void cuda_drop_repeated_global_writes(LLVMValueRef aug) {
   }
   arrfree(all);
 }
+
+const char *cuda_unrepeatable_atomic(LLVMValueRef aug) {
+  for (LLVMBasicBlockRef bb = aug ? LLVMGetFirstBasicBlock(aug) : NULL; bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      if ((LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst)) && LLVMGetFirstUse(inst) &&
+          LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(inst, 0))) != KN_SHARED_ADDRESS_SPACE)
+        return "it uses the value an atomic operation on memory returns (an index or a ticket drawn "
+               "from a counter, a compare-and-swap loop): its reverse kernel, which runs the "
+               "kernel's work again after the kernel ran, would draw other values";
+  return NULL;
+}

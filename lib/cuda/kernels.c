@@ -644,6 +644,18 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   free(forward);
   derive_drain();
   kn_capture_errors(NULL);
+  const char *unrepeatable = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(parts) && !why && !unrepeatable; i++)
+    unrepeatable = cuda_unrepeatable_atomic(kn_called_function(parts[i].aug));
+  if (unrepeatable) { /* forward mode, which runs in the kernel's place, stays */
+    for (ptrdiff_t i = 0; i < arrlen(parts); i++) {
+      abi_drop_tape_slots_in(made[i]);
+      LLVMDeleteFunction(made[i]);
+    }
+    arrdeln(made, 0, arrlen(parts));
+    arrsetlen(parts, 0);
+    emit_reason(name, unrepeatable);
+  }
   if (!why && (flags & KINASE_KERNEL_WRITES_OTHER))
     for (ptrdiff_t i = 0; i < arrlen(parts); i++)
       cuda_drop_repeated_global_writes(kn_called_function(parts[i].aug));

@@ -285,21 +285,14 @@ static bool local_without_derivatives(ValueSet *varied, LLVMValueRef address, in
   return true;
 }
 
-void cuda_release_deferred(LLVMBuilderRef b) {
-  kn_call_libc(b, "__kinase_release_deferred", LLVMVoidTypeInContext(kn_module.ctx), NULL, 0);
+bool cuda_symbol_source_varied(ValueSet *varied, LLVMValueRef call) {
+  LLVMValueRef src = LLVMGetOperand(call, 1), local = kn_underlying_object(src);
+  return vset_has(varied, src) &&
+         !(LLVMIsAAllocaInst(local) && local_without_derivatives(varied, local, 0));
 }
 
-bool cuda_symbol_copy_unsupported(ValueSet *varied, const Rule *rule, LLVMValueRef call,
-                                  LLVMValueRef subject) {
-  LLVMValueRef src = LLVMGetOperand(call, 1), local = kn_underlying_object(src);
-  if (!rule->cuda->to_symbol || !vset_has(varied, src) ||
-      (LLVMIsAAllocaInst(local) && local_without_derivatives(varied, local, 0)))
-    return false;
-  kn_error(call, subject, "%s copies values that carry derivatives into a __device__ or "
-                          "__constant__ variable, which has no shadow: pass them to the kernels "
-                          "as arguments",
-           kn_function_name(kn_called_function(call)));
-  return true;
+void cuda_release_deferred(LLVMBuilderRef b) {
+  kn_call_libc(b, "__kinase_release_deferred", LLVMVoidTypeInContext(kn_module.ctx), NULL, 0);
 }
 
 /* A kernel stub this file defines: through it the runtime finds the device
@@ -317,6 +310,37 @@ static LLVMTypeRef variable_floats(LLVMValueRef handle) {
   while (LLVMGetTypeKind(type) == LLVMArrayTypeKind)
     type = LLVMGetElementType(type);
   return kn_is_float_or_double(type) ? type : NULL;
+}
+
+static bool is_cuda_api(const char *name);
+
+/* Whether `fn` or a function it calls calls the CUDA API (a launch's stub
+ * does). */
+static bool reaches_cuda_api(LLVMValueRef fn, ValueSet *seen) {
+  if (!fn || !vset_add(seen, fn))
+    return false;
+  if (LLVMIsDeclaration(fn))
+    return is_cuda_api(kn_function_name(fn));
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+      if (kn_is_call_site(inst) && reaches_cuda_api(kn_called_function(inst), seen))
+        return true;
+  return false;
+}
+
+void cuda_clear_symbol_shadows(LLVMBuilderRef b, LLVMValueRef subject) {
+  LLVMValueRef stub = file_kernel_stub();
+  ValueSet seen = {0};
+  bool reaches = stub && reaches_cuda_api(subject, &seen);
+  vset_free(&seen);
+  if (!reaches)
+    return;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(kn_module.mod); g; g = LLVMGetNextGlobal(g)) {
+    if (!globals_is_device_variable_handle(g) || !kn_type_has_floats(LLVMGlobalGetValueType(g)))
+      continue;
+    LLVMValueRef args[3] = {stub, kn_constant_string(b, kn_value_name(g)), where_string(b, subject)};
+    kn_call_libc(b, "__kinase_symbol_shadow_clear", LLVMVoidTypeInContext(kn_module.ctx), args, 3);
+  }
 }
 
 static LLVMValueRef operand_of(CudaOperandFn primal, void *sweep, LLVMValueRef call, unsigned i) {
@@ -343,7 +367,7 @@ bool cuda_symbol_copy_derivative(LLVMBuilderRef b, const Rule *rule, LLVMValueRe
   LLVMValueRef bytes = size_value(b, operand_of(primal, sweep, call, 2));
   LLVMValueRef stream = primal ? primal(sweep, cuda_stream_operand(rule, call)) : cuda_stream_operand(rule, call);
   LLVMValueRef other = shadow ? as_pointer(b, shadow) : LLVMConstNull(ptr_type());
-  LLVMValueRef to = from ? other : variable, source = from ? variable : LLVMConstNull(ptr_type());
+  LLVMValueRef to = from ? other : variable, source = from ? variable : other;
   if (!primal) { /* forward mode: the tangents copied as the values are */
     LLVMValueRef tangent[5] = {to, source, bytes, stream, where_string(b, subject)};
     kn_call_libc(b, "__kinase_copy_tangent", LLVMVoidTypeInContext(kn_module.ctx), tangent, 5);

@@ -277,9 +277,11 @@ static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule)
       cuda_shadow_free(f->b, rule, tangent_of(f, dst, call), stream, f->sig->fn);
     return true;
   case RULE_MEMCPY:
-    if (rule->cuda->to_symbol) { /* what it may copy carries no tangent: the variable's is 0 */
-      f->failed |= cuda_symbol_copy_unsupported(&f->varied, rule, call, f->sig->fn) ||
-                   !cuda_symbol_copy_derivative(f->b, rule, call, NULL, NULL, NULL, f->sig->fn);
+    if (rule->cuda->to_symbol) { /* the variable's tangent is the source's, or 0 */
+      LLVMValueRef src = LLVMGetOperand(call, 1);
+      bool varied = cuda_symbol_source_varied(&f->varied, call);
+      f->failed |= !cuda_symbol_copy_derivative(f->b, rule, call, NULL, NULL,
+                                                varied ? tangent_of(f, src, call) : NULL, f->sig->fn);
       return true;
     }
     if (rule->cuda->from_symbol) {

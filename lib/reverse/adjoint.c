@@ -496,10 +496,13 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   case RULE_MEMCPY: {
     /* A __device__ variable's side is its shadow in the device module. */
     if (rule->kind == RULE_MEMCPY && (rule->cuda->to_symbol || rule->cuda->from_symbol)) {
-      LLVMValueRef ddst = rule->cuda->from_symbol && is_varied(r, dst) ? rev_shadow_of(r, dst, call) : NULL;
-      if (rule->cuda->to_symbol || ddst)
+      bool from = rule->cuda->from_symbol;
+      LLVMValueRef other = from ? dst : src;
+      bool varied = from ? is_varied(r, dst) : cuda_symbol_source_varied(&r->varied, call);
+      LLVMValueRef dother = varied ? rev_shadow_of(r, other, call) : NULL;
+      if (rule->cuda->to_symbol || dother)
         r->failed |= !cuda_symbol_copy_derivative(r->b, rule, call, primal_in_sweep, r,
-                                                  ddst ? rev_primal(r, ddst) : NULL, r->sig->fn);
+                                                  dother ? rev_primal(r, dother) : NULL, r->sig->fn);
       return;
     }
     if (!is_varied(r, dst))

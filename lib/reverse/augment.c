@@ -314,9 +314,8 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     LLVMInstructionEraseFromParent(call);
     break;
   case RULE_MEMCPY:
-    r->failed |= rule->cuda->to_symbol
-                     ? cuda_symbol_copy_unsupported(&r->varied, rule, call, r->sig->fn)
-                     : unsupported_unshadowed_write(&r->varied, call, dst, cuda_copy_source(rule, call), r->sig->fn);
+    if (!rule->cuda->to_symbol)
+      r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, cuda_copy_source(rule, call), r->sig->fn);
     cuda_before_write(before, rule, call, r->sig->fn);
     break;
   case RULE_MEMSET:

@@ -1,5 +1,6 @@
-/* The inline assembly of CUDA's __half and __nv_bfloat16 (rules/asm.def),
- * replaced by the IR it means in a copy about to be differentiated. The
+/* The inline assembly of CUDA's __half and __nv_bfloat16 and of the loads
+ * and stores with cache hints (rules/asm.def), replaced by the IR it means
+ * in a copy about to be differentiated. The
  * headers wrap each instruction in a small function taking and returning
  * the 16-bit struct; those are inlined into the copy first, so that after
  * the replacement and simplification the half values are plain SSA values
@@ -22,6 +23,7 @@ typedef enum {
   ASM_LANES_00, ASM_LANES_10, ASM_LANES_11, ASM_LANES_02, ASM_LANES_13, /* lane moves */
   ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
   ASM_SHFL_DOWN_ADD, ASM_SHFL_DOWN_ADD_F64,                /* a warp reduction's step */
+  ASM_LOAD, ASM_STORE,                                     /* memory */
 } AsmOp;
 
 /* What .sat and .relu do to the result of the operation. */
@@ -224,6 +226,8 @@ static LLVMTypeRef type_named(const char *name) {
     return LLVMVectorType(LLVMHalfTypeInContext(ctx), 2);
   if (!strcmp(name, "v2bf16"))
     return LLVMVectorType(LLVMBFloatTypeInContext(ctx), 2);
+  if (!strcmp(name, "f64"))
+    return LLVMDoubleTypeInContext(ctx);
   return LLVMFloatTypeInContext(ctx);
 }
 
@@ -302,10 +306,36 @@ static LLVMValueRef shuffle_down_add_double(LLVMBuilderRef b, LLVMValueRef *x) {
   return LLVMBuildSelect(b, valid, LLVMBuildFAdd(b, value, moved, ""), value, "");
 }
 
-/* What `row` computes from the operands x, read as its type t. */
-static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x, LLVMTypeRef t,
-                            LLVMTypeRef result) {
+/* Element k of the elements of type t from `base` on. */
+static LLVMValueRef element_at(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef base, unsigned k) {
+  LLVMValueRef index = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx), k, 0);
+  return k ? LLVMBuildGEP2(b, t, base, &index, 1, "") : base;
+}
+
+/* The load of a `result`: one element of type t, or a struct of several
+ * (a vector load's registers, {x, y} or {x, y, z, w}). */
+static LLVMValueRef load_elements(LLVMBuilderRef b, LLVMValueRef base, LLVMTypeRef t, LLVMTypeRef result) {
+  if (LLVMGetTypeKind(result) != LLVMStructTypeKind)
+    return LLVMBuildLoad2(b, t, base, "");
+  LLVMValueRef value = LLVMGetPoison(result);
+  for (unsigned k = 0, n = LLVMCountStructElementTypes(result); k < n; k++)
+    value = LLVMBuildInsertValue(b, value, LLVMBuildLoad2(b, t, element_at(b, t, base, k), ""), k, "");
+  return value;
+}
+
+/* The stores of values[0..n) to consecutive elements from `base` on. */
+static void store_elements(LLVMBuilderRef b, LLVMValueRef base, LLVMTypeRef t, LLVMValueRef *values, unsigned n) {
+  for (unsigned k = 0; k < n; k++)
+    LLVMBuildStore(b, values[k], element_at(b, t, base, k));
+}
+
+/* What `row` computes from the operands x, read as its type t; NULL for a
+ * store, which computes nothing. */
+static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x, unsigned n,
+                            LLVMTypeRef t, LLVMTypeRef result) {
   switch (row->op) {
+  case ASM_LOAD: return load_elements(b, x[0], t, result);
+  case ASM_STORE: store_elements(b, x[0], t, x + 1, n - 1); return NULL;
   case ASM_TRUNC: return LLVMBuildFPTrunc(b, x[0], t, "");
   case ASM_EXTEND: return LLVMBuildFPExt(b, x[0], result, "");
   case ASM_FADD: return LLVMBuildFAdd(b, x[0], x[1], "");
@@ -369,7 +399,7 @@ static LLVMValueRef clamped(LLVMBuilderRef b, AsmClamp clamp, LLVMValueRef v) {
 static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v) {
   switch (row->op) {
   case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: case ASM_SHFL_DOWN_ADD:
-  case ASM_SHFL_DOWN_ADD_F64: return LLVMTypeOf(v);
+  case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: return LLVMTypeOf(v);
   case ASM_PACK: return LLVMGetElementType(t);
   default: return t;
   }
@@ -388,10 +418,11 @@ static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row, LLVM
     LLVMValueRef v = LLVMGetOperand(call, k);
     x[k] = as(b, v, operand_type(row, t, v));
   }
-  LLVMValueRef value = compute(b, row, x, t, result);
-  if (row->clamp != CLAMP_NONE)
+  LLVMValueRef value = compute(b, row, x, n, t, result);
+  if (value && row->clamp != CLAMP_NONE)
     value = clamped(b, row->clamp, value);
-  LLVMReplaceAllUsesWith(call, as(b, value, result));
+  if (value)
+    LLVMReplaceAllUsesWith(call, as(b, value, result));
   LLVMInstructionEraseFromParent(call);
 }
 

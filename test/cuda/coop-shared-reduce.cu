@@ -18,15 +18,14 @@
 //
 // Both launched kernels differentiate (no reason recorded) with no tape on
 // the device heap. The reverse kernel of the reduction clears the shadow of
-// what it stores in shared memory, keeps the primal's atomicAdd, then
-// accumulates into the shared shadow atomically, waiting at a barrier for
-// each of the primal's:
+// what it stores in shared memory, does not repeat the primal's atomicAdd
+// into `out` (the primal launch made it), then accumulates into the shared
+// shadow atomically, waiting at a barrier for each of the primal's:
 // RUN: not grep malloc %t.ptx
 // CHECK-LABEL: .entry __kinase_krev_nd__Z9sum_of_sqPfPKfi(
 // CHECK: st.shared.b32 [%rd{{[0-9]+}}], 0;
 // CHECK: bar.sync 0;
 // CHECK: bar.sync 0;
-// CHECK: atom.global.add.f32
 // CHECK: atom.shared.add.f32
 // CHECK: bar.sync 0;
 // CHECK: atom.shared.add.f32

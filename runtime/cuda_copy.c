@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bfloat16.h"
 #include "cuda_rt.h"
 
 /* ---- the accumulate kernels ---- */
@@ -73,24 +74,8 @@ static void accumulate_on_device(void *a, void *b, size_t n, int zero_b, int ele
       x[i] += y[i];                                                                                \
   } while (0)
 
-/* bfloat16 is the high half of a float: widened exactly, rounded back to
- * nearest even (NaN kept a NaN), as the device does. C has no bfloat16
- * arithmetic that every libgcc can convert. */
-static float bfloat16_to_float(uint16_t bits) {
-  uint32_t wide = (uint32_t)bits << 16;
-  float f;
-  memcpy(&f, &wide, sizeof f);
-  return f;
-}
-static uint16_t float_to_bfloat16(float f) {
-  uint32_t bits;
-  memcpy(&bits, &f, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return (uint16_t)((bits >> 16) | 0x40u);
-  return (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-}
-
-/* Half adds as _Float16 (the same bits as __half), rounded to nearest. */
+/* Half adds as _Float16 (the same bits as __half), rounded to nearest;
+ * bfloat16 ones through float (bfloat16.h). */
 static void accumulate_on_host(void *a, const void *b, size_t n, int element) {
   switch (element) {
   case KINASE_ELEMENT_F32: ACCUMULATE_AS(float, a, b, n); break;
@@ -100,7 +85,8 @@ static void accumulate_on_host(void *a, const void *b, size_t n, int element) {
     uint16_t *x = a;
     const uint16_t *y = b;
     for (size_t i = 0; i < n; i++)
-      x[i] = float_to_bfloat16(bfloat16_to_float(x[i]) + bfloat16_to_float(y[i]));
+      x[i] = kinase_rt_float_to_bfloat16(kinase_rt_bfloat16_to_float(x[i]) +
+                                          kinase_rt_bfloat16_to_float(y[i]));
     break;
   }
   }

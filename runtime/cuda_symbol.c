@@ -55,12 +55,13 @@ void *__kinase_module_shadow(void *module, const char *name, const char *where) 
 
 /* ---- shadows of variables reached through their addresses ---- */
 
-/* A variable whose address was taken, with the runtime's shadow of it
- * (kept for the program's life: the variable's is) and how many takings
- * have not been released. */
+/* A variable whose address was taken (`bytes` from `primal` on), with the
+ * runtime's shadow of it (kept for the program's life: the variable's is)
+ * and how many takings have not been released. */
 typedef struct {
   CUdeviceptr primal;
-  void *shadow;
+  size_t bytes;
+  char *shadow;
   unsigned takings;
 } VariableShadow;
 
@@ -85,27 +86,26 @@ void *__kinase_variable_shadow(const void *primal, void *module_shadow, const ch
     if (!variables)
       kinase_rt_fail(where, "out of host memory");
     v = &variables[nvariables++];
-    *v = (VariableShadow){.primal = base};
-    CHECK(where, cudaMalloc, &v->shadow, bytes);
+    *v = (VariableShadow){.primal = base, .bytes = bytes};
+    CHECK(where, cudaMalloc, (void **)&v->shadow, bytes);
   }
   /* Taken afresh, it starts from zero: what an earlier derivative left in
    * it is not this one's. */
   if (v->takings++ == 0)
     CHECK(where, cudaMemset, v->shadow, 0, bytes);
-  void *shadow = (char *)v->shadow + ((CUdeviceptr)primal - base);
+  void *shadow = v->shadow + ((CUdeviceptr)primal - base);
   pthread_mutex_unlock(&variables_lock);
   return shadow;
 }
 
 void __kinase_variable_shadow_release(void *shadow, const char *where) {
   (void)where;
+  char *at = shadow;
   pthread_mutex_lock(&variables_lock);
   for (size_t i = 0; i < nvariables; i++) {
-    CUdeviceptr base;
-    size_t bytes;
-    if (kinase_rt_allocation_of(variables[i].shadow, &base, &bytes) &&
-        (CUdeviceptr)shadow >= base && (CUdeviceptr)shadow < base + bytes && variables[i].takings)
-      variables[i].takings--;
+    VariableShadow *v = &variables[i];
+    if (at >= v->shadow && at < v->shadow + v->bytes && v->takings)
+      v->takings--;
   }
   pthread_mutex_unlock(&variables_lock);
 }

@@ -33,7 +33,7 @@ static LLVMValueRef device_global(LLVMValueRef address) {
     return NULL;
   LLVMValueRef base = kn_underlying_object(address);
   if (!LLVMIsAGlobalVariable(base) || LLVMIsGlobalConstant(base) ||
-      LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == 3 ||
+      LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == KN_SHARED_ADDRESS_SPACE ||
       !strncmp(kn_value_name(base), "__kinase_", 9))
     return NULL;
   return base;

@@ -209,8 +209,9 @@ static bool other_address(LLVMValueRef kernel, LLVMValueRef copy, LLVMValueRef a
   LLVMValueRef base = kn_underlying_object(address);
   bool own = LLVMIsAArgument(base) || LLVMIsAAllocaInst(base) ||
              struct_field_pointer(kernel, copy, base);
-  bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(address)) == 3 ||
-                (LLVMIsAGlobalVariable(base) && LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == 3);
+  bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(address)) == KN_SHARED_ADDRESS_SPACE ||
+                (LLVMIsAGlobalVariable(base) &&
+                 LLVMGetPointerAddressSpace(LLVMTypeOf(base)) == KN_SHARED_ADDRESS_SPACE);
   bool constant = LLVMIsAGlobalVariable(base) && LLVMIsGlobalConstant(base);
   return !own && !shared && !constant;
 }
@@ -611,6 +612,15 @@ static const char *not_emitted(LLVMValueRef kernel, const uint32_t *words) {
   return "no floating-point value reaches it through its parameters";
 }
 
+/* Deletes the first n of the derivative kernels `made`, with the tape
+ * slots their requests took. */
+static void drop_derivative_kernels(LLVMValueRef *made, ptrdiff_t n) {
+  for (ptrdiff_t i = 0; i < n; i++) {
+    abi_drop_tape_slots_in(made[i]);
+    LLVMDeleteFunction(made[i]);
+  }
+}
+
 static void emit_for_kernel(LLVMValueRef kernel) {
   const char *name = kn_function_name(kernel);
   uint32_t flags = 0, *field_words = NULL, *words = describe_parameters(kernel, &flags, &field_words);
@@ -648,10 +658,7 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   for (ptrdiff_t i = 0; i < arrlen(parts) && !why && !unrepeatable; i++)
     unrepeatable = cuda_unrepeatable_atomic(kn_called_function(parts[i].aug));
   if (unrepeatable) { /* forward mode, which runs in the kernel's place, stays */
-    for (ptrdiff_t i = 0; i < arrlen(parts); i++) {
-      abi_drop_tape_slots_in(made[i]);
-      LLVMDeleteFunction(made[i]);
-    }
+    drop_derivative_kernels(made, arrlen(parts));
     arrdeln(made, 0, arrlen(parts));
     arrsetlen(parts, 0);
     emit_reason(name, unrepeatable);
@@ -675,10 +682,7 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   abi_size_tape_slots();
   LLVMDeleteFunction(body); /* the derivatives are made from copies of it */
   if (why) {
-    for (ptrdiff_t i = 0; i < arrlen(made); i++) {
-      abi_drop_tape_slots_in(made[i]);
-      LLVMDeleteFunction(made[i]);
-    }
+    drop_derivative_kernels(made, arrlen(made));
     emit_reason(name, why);
     free(why);
   }

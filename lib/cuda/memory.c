@@ -129,9 +129,11 @@ static LLVMValueRef module_shadow_of(LLVMBuilderRef b, LLVMValueRef call, LLVMVa
   return kn_call_libc(b, "__kinase_symbol_shadow", ptr_type(), args, 4);
 }
 
+bool cuda_shadow_is_variables(const Rule *rule) { return rule->cuda->how == KINASE_ALLOC_VARIABLE; }
+
 LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
                                LLVMValueRef stream, LLVMValueRef subject) {
-  if (rule->cuda->how == KINASE_ALLOC_VARIABLE) { /* after the call, which wrote the address */
+  if (cuda_shadow_is_variables(rule)) { /* after the call, which wrote the address */
     LLVMValueRef address = LLVMBuildLoad2(b, ptr_type(), LLVMGetOperand(call, 0), "variable");
     LLVMValueRef args[3] = {address, module_shadow_of(b, call, subject), where_string(b, subject)};
     return kn_call_libc(b, "__kinase_variable_shadow", ptr_type(), args, 3);
@@ -142,11 +144,9 @@ LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef 
   return kn_call_libc(b, "__kinase_shadow_alloc", ptr_type(), args, 4);
 }
 
-bool cuda_shadow_is_variables(const Rule *rule) { return rule->cuda->how == KINASE_ALLOC_VARIABLE; }
-
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject) {
-  if (rule->cuda->how == KINASE_ALLOC_VARIABLE) {
+  if (cuda_shadow_is_variables(rule)) {
     LLVMValueRef args[2] = {as_pointer(b, shadow), where_string(b, subject)};
     kn_call_libc(b, "__kinase_variable_shadow_release", LLVMVoidTypeInContext(kn_module.ctx), args, 2);
     return;

@@ -226,8 +226,6 @@ static LLVMTypeRef type_named(const char *name) {
     return LLVMVectorType(LLVMHalfTypeInContext(ctx), 2);
   if (!strcmp(name, "v2bf16"))
     return LLVMVectorType(LLVMBFloatTypeInContext(ctx), 2);
-  if (!strcmp(name, "f64"))
-    return LLVMDoubleTypeInContext(ctx);
   return LLVMFloatTypeInContext(ctx);
 }
 
@@ -268,11 +266,6 @@ static LLVMValueRef compare(LLVMBuilderRef b, LLVMRealPredicate p, LLVMValueRef 
   return LLVMBuildZExt(b, LLVMBuildFCmp(b, p, x[0], x[1], ""), result, "");
 }
 
-/* cub's step of a warp sum, `shfl.sync.down.b32 r0|p, x, offset, clamp,
- * mask; @p add.f32 r0, r0, addend`: the shuffle (which reads x's own value
- * where the source lane is out of range), plus the addend where it is in
- * range, which PTX decides as lane + offset <= the segment's last lane.
- * The shuffle is the intrinsic that cuda/warp.c transposes. */
 /* Whether a down shuffle by `offset` with PTX's packed `clamp` reads a lane
  * in range: lane + offset <= the segment's last lane. */
 static LLVMValueRef down_source_in_range(LLVMBuilderRef b, LLVMValueRef offset, LLVMValueRef clamp) {
@@ -286,6 +279,11 @@ static LLVMValueRef down_source_in_range(LLVMBuilderRef b, LLVMValueRef offset, 
   return LLVMBuildICmp(b, LLVMIntULE, LLVMBuildAdd(b, lane, offset, ""), last, "");
 }
 
+/* cub's step of a warp sum, `shfl.sync.down.b32 r0|p, x, offset, clamp,
+ * mask; @p add.f32 r0, r0, addend`: the shuffle (which reads x's own value
+ * where the source lane is out of range), plus the addend where it is in
+ * range, which PTX decides as lane + offset <= the segment's last lane.
+ * The shuffle is the intrinsic that cuda/warp.c transposes. */
 static LLVMValueRef shuffle_down_add(LLVMBuilderRef b, LLVMValueRef *x) {
   LLVMValueRef value = x[0], offset = x[1], clamp = x[2], addend = x[3], mask = x[4];
   LLVMValueRef args[4] = {mask, value, offset, clamp};

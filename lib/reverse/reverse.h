@@ -165,9 +165,16 @@ static inline LLVMTypeRef adjoint_type(Reverse *r, LLVMValueRef v) {
   return copy && LLVMIsAConstant(copy) ? LLVMTypeOf(copy) : LLVMTypeOf(v);
 }
 
+/* A useful value has an adjoint if it is varied and holds floats, or is an
+ * integer copy of floats. A float computed from Const data alone has none,
+ * even where it meets a varied one: the partials it would get go nowhere,
+ * and reading them would record its operands on the tape. */
 static inline bool has_adjoint(Reverse *r, LLVMValueRef v) {
-  return vset_has(&r->useful, v) && ((is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v))) ||
-                                     kn_type_has_floats(adjoint_type(r, v)));
+  if (!vset_has(&r->useful, v))
+    return false;
+  LLVMValueRef copy = copy_of(r, v);
+  return copy && LLVMIsAConstant(copy) ? kn_type_has_floats(LLVMTypeOf(copy))
+                                       : is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v));
 }
 
 static inline LLVMBasicBlockRef reverse_of(Reverse *r, LLVMBasicBlockRef bb) {

@@ -73,6 +73,25 @@ typedef struct {
   LLVMValueRef slot;     /* rev: the iteration being reversed */
 } CountedLoop;
 
+/* An induction variable of a counted loop: i = phi [init, preheader],
+ * [next(i), latch], whose value at iteration k has a closed form. */
+typedef enum {
+  STEP_ADD,  /* i + c (or - c), c constant or defined before the loop: init + k * c */
+  STEP_GEP,  /* a pointer walking an array: init + k elements */
+  STEP_SHL,  /* i << m, i * 2^m: init << k*m */
+  STEP_LSHR, /* i >> m unsigned, i / 2^m unsigned: init >> k*m */
+  STEP_ASHR, /* i >> m signed */
+  STEP_SDIV, /* i / 2^m signed, rounding toward zero each time as a whole */
+} StepKind;
+
+typedef struct {
+  StepKind kind;
+  LLVMValueRef init;
+  LLVMValueRef next; /* the latch's value */
+  long long amount;  /* STEP_ADD: c; shifts: m */
+  LLVMValueRef step; /* STEP_ADD: c when it is not a constant */
+} Induction;
+
 /* One generation: the pair being filled and what is known about it. */
 typedef struct {
   const Signature *sig;
@@ -234,9 +253,12 @@ void rev_release_on_unwind(Reverse *r, LLVMValueRef *invokes, LLVMValueRef *to_c
 /* primal.c */
 void rev_count_loops(Reverse *r);
 CountedLoop *rev_counted_loop_with_header(Reverse *r, LLVMBasicBlockRef header);
+bool rev_induction_of(CountedLoop *loop, LLVMValueRef phi, Induction *out);
 LLVMValueRef rev_iteration_slot(Reverse *r, CountedLoop *loop);
 bool rev_memory_is_frozen(Reverse *r);
 bool rev_recomputable(LLVMValueRef inst);
+/* tripcount.c */
+LLVMValueRef rev_exit_count(Reverse *r, CountedLoop *loop, LLVMValueRef count);
 LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v);
 
 /* adjoint.c */

@@ -203,12 +203,6 @@ static LLVMValueRef grow_function(void) {
   LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(ctx()), (LLVMTypeRef[]){ptr(), i64()}, 2, 0);
   fn = LLVMAddFunction(kn_module.mod, name, type);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
-  /* Growing is rare (the capacity doubles) and long: one copy of it, called,
-   * keeps each append small, and the derivative kernels quick to compile. */
-  static const char *const attributes[] = {"noinline", "cold", "convergent"};
-  for (size_t i = 0; i < sizeof attributes / sizeof *attributes; i++)
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(ctx(), LLVMGetEnumAttributeKindForName(attributes[i], strlen(attributes[i])), 0));
   LLVMValueRef vec = LLVMGetParam(fn, 0), size = LLVMGetParam(fn, 1);
   LLVMBasicBlockRef entry = block(fn, "entry"), in_arena = block(fn, "in_arena"), counting = block(fn, "counting"),
                     check = block(fn, "check"), fits = block(fn, "fits"), heap = block(fn, "heap"),

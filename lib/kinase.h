@@ -1212,6 +1212,12 @@ bool cuda_symbol_copy_derivative(LLVMBuilderRef b, const Rule *rule, LLVMValueRe
  * forward sweep: the derivative kernels of launches are to add adjoints
  * into the variable's shadow (cuda/liveflag.c). */
 void cuda_symbol_copy_live(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
+/* Before a copy to a __device__ variable holding floats, in the forward
+ * sweep: a snapshot of what it overwrites (NULL where none is needed); the
+ * copy's reverse puts it back, so that the reverse kernels of earlier
+ * launches read the variable as they did. */
+LLVMValueRef cuda_symbol_snapshot(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
+void cuda_symbol_restore(LLVMBuilderRef b, LLVMValueRef snapshot, LLVMValueRef subject);
 /* Before a request for `subject` in a CUDA host module: zeroes the device
  * shadows of the file's __device__ and __constant__ variables holding
  * floats, so that adjoints the kernels left there in an earlier request

@@ -1,7 +1,9 @@
 /* Releases deferred from a request's forward sweep to the end of its
  * reverse sweep (kinase_cuda.h): frees of memory and destroys of streams and
- * events, in the order the program made them. */
+ * events, in the order the program made them, and the values the reverse
+ * sweep took from __device__ variables put back. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "cuda_rt.h"
@@ -25,6 +27,15 @@ void __kinase_defer_release(int how, void *handle, const char *where) {
   pthread_mutex_unlock(&release_lock);
 }
 
+bool kinase_rt_deferred_holds(int how, bool (*same)(const void *handle, const void *key), const void *key) {
+  bool found = false;
+  pthread_mutex_lock(&release_lock);
+  for (size_t i = 0; i < ndeferred && !found; i++)
+    found = deferred[i].how == how && same(deferred[i].handle, key);
+  pthread_mutex_unlock(&release_lock);
+  return found;
+}
+
 static void release(const Release *r) {
   switch (r->how) {
   case KINASE_ALLOC_DEVICE:
@@ -39,6 +50,9 @@ static void release(const Release *r) {
     return;
   case KINASE_HANDLE_EVENT:
     CHECK(r->where, cudaEventDestroy, (cudaEvent_t)r->handle);
+    return;
+  case KINASE_RESTORE_VARIABLE:
+    kinase_rt_restore_variable(r->handle, r->where);
     return;
   default:
     kinase_rt_fail(r->where, "release of unknown kind %d", r->how);

@@ -216,6 +216,16 @@ void *kinase_rt_arena_counting(cudaStream_t stream, const char *where);
 void *kinase_rt_arena_sized(void *counted, cudaStream_t stream, const char *where);
 void kinase_rt_arena_free(void *arena, cudaStream_t stream, const char *where);
 
+/* ---- cuda_release.c, cuda_symbol_snapshot.c ---- */
+
+/* Whether a release of kind `how` waits whose handle `same` finds the same
+ * as `key`. */
+bool kinase_rt_deferred_holds(int how, bool (*same)(const void *handle, const void *key), const void *key);
+/* Puts back in a variable what the request's forward sweep left there
+ * (KINASE_RESTORE_VARIABLE), where the reverse sweep put back an earlier
+ * value (__kinase_symbol_restore), and frees the copy. */
+void kinase_rt_restore_variable(void *final, const char *where);
+
 /* ---- the PTX of accumulate.cu, embedded by CMake (accumulate_ptx.c) ---- */
 extern const char kinase_rt_accumulate_ptx[];
 

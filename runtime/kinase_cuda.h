@@ -317,6 +317,14 @@ void __kinase_symbol_live(const void *stub, const char *name, const char *where)
  * added there is no tangent or adjoint of this one. A shadow behind a live
  * flag that was not set since is still zero: nothing is done. */
 void __kinase_symbol_shadow_clear(const void *stub, const char *name, const char *where);
+/* Before a copy of `bytes` into variable `name` at `offset`, in a
+ * request's forward sweep: a copy of what it overwrites. After the copy's
+ * reverse: that put back, so that the reverse kernels of earlier launches
+ * read the variable as their launch did (the end of the request puts back
+ * what the forward sweep left, __kinase_release_deferred). */
+void *__kinase_symbol_snapshot(const void *stub, const char *name, size_t offset, size_t bytes,
+                               const char *where);
+void __kinase_symbol_restore(void *snapshot, const char *where);
 /* Forward mode: tdst = tsrc, bytes of tangents, host or device; a NULL tsrc
  * zeroes tdst. Returns once done. */
 void __kinase_copy_tangent(void *tdst, const void *tsrc, size_t bytes, void *stream,
@@ -341,6 +349,7 @@ enum {
   KINASE_HANDLE_EVENT,  /* cudaEventCreate, cuEventCreate */
   KINASE_ALLOC_VARIABLE, /* the address of a __device__ variable: cudaGetSymbolAddress,
                             cuModuleGetGlobal */
+  KINASE_RESTORE_VARIABLE, /* what a request left in a variable, put back at its end */
 };
 
 /* In the forward sweep, in place of a free or a destroy (`how` names

@@ -343,6 +343,22 @@ void cuda_clear_symbol_shadows(LLVMBuilderRef b, LLVMValueRef subject) {
   }
 }
 
+LLVMValueRef cuda_symbol_snapshot(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject) {
+  LLVMValueRef handle = kn_strip_casts(LLVMGetOperand(call, 0)), stub = file_kernel_stub();
+  if (!LLVMIsAGlobalVariable(handle) || !stub || !kn_type_has_floats(LLVMGlobalGetValueType(handle)))
+    return NULL; /* no derivative goes through it, or the copy's reverse reports it */
+  LLVMValueRef args[5] = {stub, kn_constant_string(b, kn_value_name(handle)),
+                          size_value(b, LLVMGetOperand(call, 3)), size_value(b, LLVMGetOperand(call, 2)),
+                          where_string(b, subject)};
+  defers = true; /* the request puts the variable's last value back at its end */
+  return kn_call_libc(b, "__kinase_symbol_snapshot", ptr_type(), args, 5);
+}
+
+void cuda_symbol_restore(LLVMBuilderRef b, LLVMValueRef snapshot, LLVMValueRef subject) {
+  LLVMValueRef args[2] = {snapshot, where_string(b, subject)};
+  kn_call_libc(b, "__kinase_symbol_restore", LLVMVoidTypeInContext(kn_module.ctx), args, 2);
+}
+
 void cuda_symbol_copy_live(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject) {
   LLVMValueRef handle = kn_strip_casts(LLVMGetOperand(call, 0)), stub = file_kernel_stub();
   if (!LLVMIsAGlobalVariable(handle) || !stub)

@@ -530,6 +530,9 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
       if (rule->cuda->to_symbol || dother)
         r->failed |= !cuda_symbol_copy_derivative(r->b, rule, call, primal_in_sweep, r,
                                                   dother ? rev_primal(r, dother) : NULL, r->sig->fn);
+      LLVMValueRef snapshot = rule->cuda->to_symbol ? vmap_get(&r->shadow, call) : NULL;
+      if (snapshot)
+        cuda_symbol_restore(r->b, rev_primal(r, snapshot), r->sig->fn);
       return;
     }
     if (!is_varied(r, dst))

@@ -75,24 +75,30 @@ static LLVMValueRef only_value_stored(LLVMValueRef slot) {
 }
 
 /* Whether `arg`, an enzyme_dupnoneed parameter, is used for nothing but
- * launches: passed to a kernel's launch stub (<<<>>>), or stored into an
+ * one launch: passed to a kernel's launch stub (<<<>>>), or stored into an
  * argument slot that holds nothing else and that only launches' argument
  * arrays point to (cuLaunchKernel, cuLaunchKernelEx, cudaLaunchKernel). A
  * launch whose every written pointer is such may be skipped: the runtime
- * decides from the kernel info, for launches of both kinds. */
+ * decides from the kernel info, for launches of both kinds. Given to a
+ * second launch, the memory may be that one's input (a buffer between two
+ * kernels): then what the first writes is needed. */
 static bool only_launched(Reverse *r, LLVMValueRef arg) {
   if (!vset_has(&r->unneeded_params, arg))
     return false;
+  unsigned launches = 0;
   for (LLVMUseRef use = LLVMGetFirstUse(arg); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
+    if (vset_has(&r->shadow_code, user))
+      continue;
     LLVMValueRef callee = LLVMIsACallInst(user) ? kn_called_function(user) : NULL;
     bool into_slot = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == arg &&
                      cuda_slot_only_launched(LLVMGetOperand(user, 1)) &&
                      only_value_stored(LLVMGetOperand(user, 1)) == arg;
-    if (!vset_has(&r->shadow_code, user) && !(callee && cuda_is_launch_stub(callee)) && !into_slot)
+    if (!(callee && cuda_is_launch_stub(callee)) && !into_slot)
       return false;
+    launches++;
   }
-  return true;
+  return launches == 1;
 }
 
 Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee) {
@@ -318,6 +324,13 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
       r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, cuda_copy_source(rule, call), r->sig->fn);
     else if (cuda_symbol_source_varied(&r->varied, call))
       cuda_symbol_copy_live(before, call, r->sig->fn);
+    if (rule->cuda->to_symbol) {
+      LLVMValueRef snapshot = cuda_symbol_snapshot(before, call, r->sig->fn);
+      if (snapshot) {
+        set_shadow(r, call, snapshot);
+        r->defers_release = true;
+      }
+    }
     cuda_before_write(before, rule, call, r->sig->fn);
     break;
   case RULE_MEMSET:

@@ -1143,6 +1143,13 @@ LLVMValueRef cuda_copy_source(const Rule *rule, LLVMValueRef call);
 bool cuda_address_operand(const Rule *rule, unsigned i);
 /* Before the forward sweep's copy or set `call` writes its destination. */
 void cuda_before_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef subject);
+/* ---- cuda/hoststores.c ---- */
+/* Before `inst`, a host store (or memcpy, memset) of `bytes` at `address`
+ * in an augmented sweep: tells the runtime, where host code here may
+ * launch kernels and the address may be a CUDA allocation (managed memory
+ * a pending launch read). */
+void cuda_announce_host_store(LLVMValueRef inst, LLVMValueRef address, LLVMValueRef bytes,
+                              LLVMValueRef subject);
 /* The bytes allocation `call` asks for (pitch * height where pitched),
  * read after it. */
 LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call);

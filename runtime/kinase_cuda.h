@@ -270,6 +270,12 @@ void __kinase_direct_cooperative_tangent(const void *kernel, uint64_t grid_xy, u
  * a copy of it first. */
 void __kinase_before_write(const void *dst, size_t bytes, void *stream, const char *where);
 
+/* Before a store of the forward sweep's host code to [dst, dst + bytes)
+ * (managed memory a time loop updates between launches): as
+ * __kinase_before_write, the copy complete when it returns. Returns at once
+ * when no pending launch read that range. */
+void __kinase_before_host_write(const void *dst, size_t bytes, const char *where);
+
 /* The reverse of a copy of `bytes` from src to dst (cudaMemcpyKind `kind`,
  * cudaMemcpyDefault decided from the pointers): dsrc += ddst element by
  * element, then ddst = 0. The element is a KINASE_ELEMENT_*, or 0: the host

@@ -361,7 +361,11 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     set_shadow(r, call, shadow);
     return;
   }
+  case RULE_MEMSET:
+    cuda_announce_host_store(call, dst, LLVMGetOperand(call, 2), r->sig->fn);
+    return;
   case RULE_MEMCPY:
+    cuda_announce_host_store(call, dst, LLVMGetOperand(call, 2), r->sig->fn);
     /* Shadow memory of floats holds adjoints, which the reverse sweep moves;
      * pointers' shadows are copied now, so later loads find them. */
     if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1))) {
@@ -457,6 +461,9 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   }
   if (op == LLVMStore) {
     LLVMValueRef value = LLVMGetOperand(inst, 0), at = LLVMGetOperand(inst, 1);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx());
+    cuda_announce_host_store(inst, at, LLVMConstInt(i64, LLVMStoreSizeOfType(kn_module.layout, LLVMTypeOf(value)), 0),
+                             r->sig->fn);
     /* An address held in an integer (a CUdeviceptr) is stored as a pointer
      * is: its shadow beside it, so that a launch's argument array finds it. */
     bool unshadowed = !is_varied(r, value) && !LLVMIsAConstant(value);

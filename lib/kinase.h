@@ -1143,6 +1143,11 @@ LLVMValueRef cuda_copy_source(const Rule *rule, LLVMValueRef call);
 bool cuda_address_operand(const Rule *rule, unsigned i);
 /* Before the forward sweep's copy or set `call` writes its destination. */
 void cuda_before_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef subject);
+/* Before a 1-D copy of memory of no known element type: the runtime keeps
+ * the source's shadows, in case the destination is a table of device
+ * pointers a kernel reads (runtime/cuda_tables.c). */
+void cuda_copy_shadow_record(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef ddst,
+                             LLVMValueRef dsrc, LLVMValueRef subject);
 /* ---- cuda/hoststores.c ---- */
 /* Before `inst`, a host store (or memcpy, memset) of `bytes` at `address`
  * in an augmented sweep: tells the runtime, where host code here may

@@ -289,6 +289,26 @@ void rev_erase_replaced_launches(Reverse *r) {
   arrfree(r->replaced_launches);
 }
 
+/* A table of device pointers copied to the device (`float *const *xs`
+ * for a kernel that reads one buffer a block): the shadow of the table is
+ * the table of the buffers' shadows. The host code rarely reads such a
+ * table, so its element type is not known here: for a copy of memory of
+ * no known float type, the runtime keeps the shadows of the source, and a
+ * launch taking the destination as a table copies them into its shadow. */
+static void augment_cuda_pointer_copy(Reverse *r, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0), src = cuda_copy_source(rule, call);
+  if (rule->cuda->pitched || rule->cuda->from_symbol || !is_varied(r, dst) || !is_varied(r, src))
+    return;
+  MemoryTypes m = rev_copy_types(r, call);
+  if (m.floats || m.numbers || m.declared)
+    return;
+  LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderBefore(before, call);
+  cuda_copy_shadow_record(before, rule, call, rev_shadow_of(r, dst, call), rev_shadow_of(r, src, call),
+                          r->sig->fn);
+  LLVMDisposeBuilder(before);
+}
+
 /* CUDA memory calls: shadows from the runtime, which also keeps what
  * launches waiting for their reverse sweep read before it is overwritten. */
 static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
@@ -317,6 +337,7 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     if (!rule->cuda->to_symbol)
       r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, cuda_copy_source(rule, call), r->sig->fn);
     cuda_before_write(before, rule, call, r->sig->fn);
+    augment_cuda_pointer_copy(r, call, rule);
     break;
   case RULE_MEMSET:
     cuda_before_write(before, rule, call, r->sig->fn);

@@ -696,6 +696,9 @@ bool half_math_is_header_function(LLVMValueRef fn);
  * each call of __float2half, __half2float, __float2bfloat16, ... (integer
  * code on the host) becomes fptrunc or fpext. */
 void half_math_wrap_calls(LLVMValueRef fn);
+/* rules/scopedatomics.c: atomicAdd_block / atomicAdd_system on floats
+ * (NVVM intrinsics) become the atomicrmw fadd atomicAdd is, at their scope. */
+void nvvm_scoped_atomics_as_rmw(LLVMValueRef fn);
 
 /* ---- libdevice.c ---- */
 

@@ -57,6 +57,7 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
     char *dropped = NULL;
     kn_capture_errors(&dropped);
     half_math_wrap_calls(copy);
+    nvvm_scoped_atomics_as_rmw(copy);
     if (asm_lower_known(copy, fn)) {
       simplify_registers(copy);
       asm_lower_pairs(copy, fn);

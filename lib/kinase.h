@@ -604,6 +604,7 @@ void globals_for_launches(void);
 /* In a CUDA host module, whether `g` is the host's handle of a __device__
  * or __constant__ variable. */
 bool globals_is_device_variable_handle(LLVMValueRef g);
+bool globals_only_host_writes(LLVMValueRef g);
 
 /* ---- reverse.c ---- */
 
@@ -947,6 +948,12 @@ LLVMValueRef cuda_double_shuffle_down(void);
  * first (16-bit values in float), one atomic add per warp; lane by lane in
  * a warp with lanes missing. */
 void cuda_add_uniform(LLVMBuilderRef b, LLVMValueRef *addresses, LLVMValueRef *values, unsigned n);
+/* cuda/liveflag.c: the live flag of the variable `address` is in, where it
+ * has one (a variable only host copies write), else NULL; and a branch to
+ * code made only while it is set: the builder is left there, the block
+ * after it returned. */
+LLVMValueRef cuda_live_flag_of(LLVMValueRef address);
+LLVMBasicBlockRef cuda_branch_if_live(LLVMBuilderRef b, LLVMValueRef flag);
 /* The shuffle's tangent: the same shuffle of the value's tangent. */
 LLVMValueRef cuda_shuffle_tangent(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef tangent);
 
@@ -1216,6 +1223,10 @@ bool cuda_symbol_source_varied(ValueSet *varied, LLVMValueRef call);
 bool cuda_symbol_copy_derivative(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
                                  CudaOperandFn primal, void *sweep, LLVMValueRef shadow,
                                  LLVMValueRef subject);
+/* Before a copy to a __device__ variable from memory with a shadow, in the
+ * forward sweep: the derivative kernels of launches are to add adjoints
+ * into the variable's shadow (cuda/liveflag.c). */
+void cuda_symbol_copy_live(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
 /* Before a request for `subject` in a CUDA host module: zeroes the device
  * shadows of the file's __device__ and __constant__ variables holding
  * floats, so that adjoints the kernels left there in an earlier request

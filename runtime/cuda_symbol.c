@@ -5,6 +5,8 @@
  * variable (cudaMemcpyFromSymbol, cudaMemcpyToSymbol) move them. The module
  * is found through a kernel of the file that defines the variable. */
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,11 +28,74 @@ static CUdeviceptr module_shadow(CUmodule module, const char *name, size_t *byte
   return address;
 }
 
+/* ---- live flags ----
+ * A variable no device code writes (a __constant__ one) has a flag,
+ * __kinase_live_NAME, behind which the derivative kernels add into its
+ * shadow (the compiler's cuda/liveflag.c). It is set where the host moves
+ * derivatives through the shadow, and cleared with the shadow at a
+ * request's start; the runtime keeps which flags it set, so that clearing
+ * one it never set costs nothing. */
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUdeviceptr *live_flags;
+static size_t nlive, live_capacity;
+
+static CUdeviceptr live_flag(CUmodule module, const char *name, const char *where) {
+  static const char prefix[] = "__kinase_live_";
+  char *symbol = kinase_rt_alloc(sizeof prefix + strlen(name), where);
+  memcpy(symbol, prefix, sizeof prefix - 1);
+  strcpy(symbol + sizeof prefix - 1, name);
+  CUdeviceptr address;
+  size_t bytes;
+  CUresult status = cuModuleGetGlobal(&address, &bytes, module, symbol);
+  free(symbol);
+  if (status == CUDA_ERROR_NOT_FOUND)
+    return 0;
+  kinase_rt_check_cu(status, "cuModuleGetGlobal", where);
+  return address;
+}
+
+/* Removes `flag` from the set flags; whether it was there. */
+static bool take_live(CUdeviceptr flag) {
+  for (size_t i = 0; i < nlive; i++)
+    if (live_flags[i] == flag) {
+      live_flags[i] = live_flags[--nlive];
+      return true;
+    }
+  return false;
+}
+
+static void set_live(CUmodule module, const char *name, const char *where) {
+  CUdeviceptr flag = live_flag(module, name, where);
+  if (!flag)
+    return;
+  pthread_mutex_lock(&live_lock);
+  bool set = take_live(flag);
+  if (nlive == live_capacity) {
+    live_capacity = live_capacity ? 2 * live_capacity : 8;
+    live_flags = realloc(live_flags, live_capacity * sizeof *live_flags);
+    if (!live_flags)
+      kinase_rt_fail(where, "out of host memory");
+  }
+  live_flags[nlive++] = flag;
+  pthread_mutex_unlock(&live_lock);
+  if (!set) { /* a copy from pageable memory: done when it returns */
+    const uint32_t one = 1;
+    kinase_rt_check_cu(cuMemcpyHtoD(flag, &one, sizeof one), "cuMemcpyHtoD", where);
+  }
+}
+
+void __kinase_symbol_live(const void *stub, const char *name, const char *where) {
+  set_live(kinase_rt_kernel(stub, where)->module, name, where);
+}
+
 void *__kinase_symbol_shadow(const void *stub, const char *name, size_t offset, const char *where) {
   size_t bytes;
-  CUdeviceptr address = module_shadow(kinase_rt_kernel(stub, where)->module, name, &bytes, where);
+  CUmodule module = kinase_rt_kernel(stub, where)->module;
+  CUdeviceptr address = module_shadow(module, name, &bytes, where);
   if (!address) /* it holds no floats: its values carry no derivative */
     return NULL;
+  set_live(module, name, where);
   if (offset > bytes)
     kinase_rt_fail(where, "a copy at offset %zu of __device__ variable '%s' of %zu bytes", offset,
                    name, bytes);
@@ -39,18 +104,30 @@ void *__kinase_symbol_shadow(const void *stub, const char *name, size_t offset, 
 
 void __kinase_symbol_shadow_clear(const void *stub, const char *name, const char *where) {
   size_t bytes;
-  CUdeviceptr address = module_shadow(kinase_rt_kernel(stub, where)->module, name, &bytes, where);
+  CUmodule module = kinase_rt_kernel(stub, where)->module;
+  CUdeviceptr address = module_shadow(module, name, &bytes, where);
   if (!address)
+    return;
+  CUdeviceptr flag = live_flag(module, name, where);
+  pthread_mutex_lock(&live_lock);
+  bool was_live = flag && take_live(flag);
+  pthread_mutex_unlock(&live_lock);
+  if (flag && !was_live) /* no kernel added to it since it was last cleared */
     return;
   /* before any stream of the request's runs: the whole device waits */
   CHECK(where, cudaDeviceSynchronize);
   CHECK(where, cudaMemset, (void *)(uintptr_t)address, 0, bytes);
+  if (flag)
+    CHECK(where, cudaMemset, (void *)(uintptr_t)flag, 0, sizeof(uint32_t));
   CHECK(where, cudaDeviceSynchronize);
 }
 
 void *__kinase_module_shadow(void *module, const char *name, const char *where) {
   size_t bytes;
-  return (void *)(uintptr_t)module_shadow(module, name, &bytes, where);
+  CUdeviceptr address = module_shadow(module, name, &bytes, where);
+  if (address)
+    set_live(module, name, where);
+  return (void *)(uintptr_t)address;
 }
 
 /* ---- shadows of variables reached through their addresses ---- */

@@ -326,9 +326,15 @@ void __kinase_copy2d_tangent(const void *descriptor, const void *tangent, void *
  * whose host stub is `stub`, one of the variable's file); NULL where the
  * module has none (the variable holds no floats). */
 void *__kinase_symbol_shadow(const void *stub, const char *name, size_t offset, const char *where);
+/* Before a copy into variable `name` from memory with a shadow (forward
+ * sweep): the derivative kernels are to add into the variable's shadow,
+ * where it has a live flag (__kinase_live_NAME: a variable no device code
+ * writes); __kinase_symbol_shadow and __kinase_module_shadow set it too. */
+void __kinase_symbol_live(const void *stub, const char *name, const char *where);
 /* Zeroes the shadow of variable `name`, if it has one, the device idle
  * before and after: at the start of a request, what earlier requests' kernels
- * added there is no tangent or adjoint of this one. */
+ * added there is no tangent or adjoint of this one. A shadow behind a live
+ * flag that was not set since is still zero: nothing is done. */
 void __kinase_symbol_shadow_clear(const void *stub, const char *name, const char *where);
 /* Forward mode: tdst = tsrc, bytes of tangents, host or device; a NULL tsrc
  * zeroes tdst. Returns once done. */

@@ -82,6 +82,17 @@ static bool slot_leaks(LLVMValueRef slot, int depth) {
   return false;
 }
 
+/* Whether constant `c` only lists globals for LLVM (llvm.compiler.used,
+ * which CUDA's __constant__ and __device__ variables are in). */
+static bool only_in_llvm_lists(LLVMValueRef c) {
+  for (LLVMUseRef use = LLVMGetFirstUse(c); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (!LLVMIsAGlobalVariable(user) || strncmp(kn_value_name(user), "llvm.", 5) != 0)
+      return false;
+  }
+  return true;
+}
+
 /* Whether some use of `address` (the global or a pointer derived from it)
  * writes the memory or lets the address escape. */
 static bool written_through(LLVMValueRef address, int depth) {
@@ -90,6 +101,8 @@ static bool written_through(LLVMValueRef address, int depth) {
   for (LLVMUseRef use = LLVMGetFirstUse(address); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
     if (LLVMIsALoadInst(user) || LLVMIsAICmpInst(user))
+      continue;
+    if (LLVMIsAConstantArray(user) && only_in_llvm_lists(user))
       continue;
     if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == address &&
         LLVMIsAAllocaInst(LLVMGetOperand(user, 1))) {
@@ -158,6 +171,14 @@ static bool is_device_variable_with_floats(LLVMValueRef g) {
   return kn_module.gpu && LLVMIsExternallyInitialized(g) && !LLVMIsDeclaration(g) &&
          (space == KN_GLOBAL_ADDRESS_SPACE || space == KN_CONSTANT_ADDRESS_SPACE) &&
          kn_type_has_floats(LLVMGlobalGetValueType(g)) && !registry_inactive_global(g);
+}
+
+/* A variable of the kind above that no device code writes (every
+ * __constant__ one): only the host's copies can put values with
+ * derivatives into it, so its shadow takes adjoints only while the runtime
+ * says so (cuda/liveflag.c). */
+bool globals_only_host_writes(LLVMValueRef g) {
+  return for_launches && LLVMIsAGlobalVariable(g) && is_device_variable_with_floats(g) && !written_through(g, 0);
 }
 
 void globals_for_launches(void) {

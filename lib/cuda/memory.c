@@ -351,6 +351,14 @@ void cuda_clear_symbol_shadows(LLVMBuilderRef b, LLVMValueRef subject) {
   }
 }
 
+void cuda_symbol_copy_live(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject) {
+  LLVMValueRef handle = kn_strip_casts(LLVMGetOperand(call, 0)), stub = file_kernel_stub();
+  if (!LLVMIsAGlobalVariable(handle) || !stub)
+    return; /* the copy's reverse reports it */
+  LLVMValueRef args[3] = {stub, kn_constant_string(b, kn_value_name(handle)), where_string(b, subject)};
+  kn_call_libc(b, "__kinase_symbol_live", LLVMVoidTypeInContext(kn_module.ctx), args, 3);
+}
+
 static LLVMValueRef operand_of(CudaOperandFn primal, void *sweep, LLVMValueRef call, unsigned i) {
   LLVMValueRef v = LLVMGetOperand(call, i);
   return primal ? primal(sweep, v) : v;

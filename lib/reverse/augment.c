@@ -336,6 +336,8 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   case RULE_MEMCPY:
     if (!rule->cuda->to_symbol)
       r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, cuda_copy_source(rule, call), r->sig->fn);
+    else if (cuda_symbol_source_varied(&r->varied, call))
+      cuda_symbol_copy_live(before, call, r->sig->fn);
     cuda_before_write(before, rule, call, r->sig->fn);
     augment_cuda_pointer_copy(r, call, rule);
     break;

@@ -80,24 +80,6 @@ void rev_count_loops(Reverse *r) {
       count_loop(r, &loops[i]);
 }
 
-/* An induction variable of a counted loop: i = phi [init, preheader],
- * [next(i), latch], whose value at iteration k has a closed form. */
-typedef enum {
-  STEP_ADD,  /* i + c (or - c), c constant or defined before the loop: init + k * c */
-  STEP_GEP,  /* a pointer walking an array: init + k elements */
-  STEP_SHL,  /* i << m, i * 2^m: init << k*m */
-  STEP_LSHR, /* i >> m unsigned, i / 2^m unsigned: init >> k*m */
-  STEP_ASHR, /* i >> m signed */
-  STEP_SDIV, /* i / 2^m signed, rounding toward zero each time as a whole */
-} StepKind;
-
-typedef struct {
-  StepKind kind;
-  LLVMValueRef init;
-  LLVMValueRef next; /* the latch's value */
-  long long amount;  /* STEP_ADD: c; shifts: m */
-  LLVMValueRef step; /* STEP_ADD: c when it is not a constant */
-} Induction;
 
 static int log2_of(long long v) {
   if (v <= 0 || (v & (v - 1)))
@@ -170,7 +152,7 @@ static bool step_of(Loop *loop, LLVMValueRef next, LLVMValueRef phi, Induction *
   return false;
 }
 
-static bool induction_of(CountedLoop *loop, LLVMValueRef phi, Induction *out) {
+bool rev_induction_of(CountedLoop *loop, LLVMValueRef phi, Induction *out) {
   if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 || phi == loop->counter)
     return false;
   out->init = out->next = out->step = NULL;
@@ -437,7 +419,7 @@ static LLVMValueRef counted_value(Reverse *r, LLVMValueRef v, Reason *why) {
   if (!loop)
     return NULL;
   Induction iv;
-  if (v != loop->counter && !induction_of(loop, v, &iv))
+  if (v != loop->counter && !rev_induction_of(loop, v, &iv))
     return kn_because(why, "it changes from one iteration to the next other than by a constant step "
                            "(i + c, a pointer walking an array, a shift)", NULL), NULL;
   LLVMValueRef k = LLVMBuildLoad2(r->b, i64(), rev_iteration_slot(r, loop), "k");

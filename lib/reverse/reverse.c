@@ -113,7 +113,7 @@ static void reverse_block(Reverse *r, ptrdiff_t k) {
   for (ptrdiff_t i = 0; i < arrlen(r->loops); i++) {
     LLVMValueRef count = vmap_get(&r->loops[i].exit_count, LLVMBasicBlockAsValue(bb));
     if (count) {
-      Restart restart = {rev_iteration_slot(r, &r->loops[i]), rev_primal(r, count)};
+      Restart restart = {rev_iteration_slot(r, &r->loops[i]), rev_exit_count(r, &r->loops[i], count)};
       arrput(restarts, restart);
     }
   }

@@ -73,6 +73,25 @@ typedef struct {
   LLVMValueRef slot;     /* rev: the iteration being reversed */
 } CountedLoop;
 
+/* An induction variable of a counted loop: i = phi [init, preheader],
+ * [next(i), latch], whose value at iteration k has a closed form. */
+typedef enum {
+  STEP_ADD,  /* i + c (or - c), c constant or defined before the loop: init + k * c */
+  STEP_GEP,  /* a pointer walking an array: init + k elements */
+  STEP_SHL,  /* i << m, i * 2^m: init << k*m */
+  STEP_LSHR, /* i >> m unsigned, i / 2^m unsigned: init >> k*m */
+  STEP_ASHR, /* i >> m signed */
+  STEP_SDIV, /* i / 2^m signed, rounding toward zero each time as a whole */
+} StepKind;
+
+typedef struct {
+  StepKind kind;
+  LLVMValueRef init;
+  LLVMValueRef next; /* the latch's value */
+  long long amount;  /* STEP_ADD: c; shifts: m */
+  LLVMValueRef step; /* STEP_ADD: c when it is not a constant */
+} Induction;
+
 /* One generation: the pair being filled and what is known about it. */
 typedef struct {
   const Signature *sig;
@@ -104,6 +123,7 @@ typedef struct {
   ValueSet byval_params;   /* aug parameters that are structs passed by value: the callee's own */
   HeldAdd *owned_adds;     /* rev: adds to shadows the thread owns, not yet emitted */
   HeldAdd *warp_adds;      /* rev: adds the lanes of a warp may share, not yet emitted */
+  bool guarding_live;      /* rev: an add behind a variable's live flag is being made */
   LLVMValueRef *held_clears; /* rev: stores of 0 into shadows, not yet placed (clears.c) */
   ptrdiff_t clears_land;   /* the index in blocks whose reverse places them */
   ptrdiff_t reversing;     /* the index in blocks of the block being reversed */
@@ -165,9 +185,16 @@ static inline LLVMTypeRef adjoint_type(Reverse *r, LLVMValueRef v) {
   return copy && LLVMIsAConstant(copy) ? LLVMTypeOf(copy) : LLVMTypeOf(v);
 }
 
+/* A useful value has an adjoint if it is varied and holds floats, or is an
+ * integer copy of floats. A float computed from Const data alone has none,
+ * even where it meets a varied one: the partials it would get go nowhere,
+ * and reading them would record its operands on the tape. */
 static inline bool has_adjoint(Reverse *r, LLVMValueRef v) {
-  return vset_has(&r->useful, v) && ((is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v))) ||
-                                     kn_type_has_floats(adjoint_type(r, v)));
+  if (!vset_has(&r->useful, v))
+    return false;
+  LLVMValueRef copy = copy_of(r, v);
+  return copy && LLVMIsAConstant(copy) ? kn_type_has_floats(LLVMTypeOf(copy))
+                                       : is_varied(r, v) && kn_type_has_floats(LLVMTypeOf(v));
 }
 
 static inline LLVMBasicBlockRef reverse_of(Reverse *r, LLVMBasicBlockRef bb) {
@@ -227,9 +254,12 @@ void rev_release_on_unwind(Reverse *r, LLVMValueRef *invokes, LLVMValueRef *to_c
 /* primal.c */
 void rev_count_loops(Reverse *r);
 CountedLoop *rev_counted_loop_with_header(Reverse *r, LLVMBasicBlockRef header);
+bool rev_induction_of(CountedLoop *loop, LLVMValueRef phi, Induction *out);
 LLVMValueRef rev_iteration_slot(Reverse *r, CountedLoop *loop);
 bool rev_memory_is_frozen(Reverse *r);
 bool rev_recomputable(LLVMValueRef inst);
+/* tripcount.c */
+LLVMValueRef rev_exit_count(Reverse *r, CountedLoop *loop, LLVMValueRef count);
 LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v);
 
 /* adjoint.c */

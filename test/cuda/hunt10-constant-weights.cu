@@ -34,10 +34,20 @@
 // PTX-DAG: .visible .global .align 4 .b8 __kinase_shadow_g_b[
 // PTX-DAG: atom.global.add.f32 {{.*}}[__kinase_shadow_c_scale]
 //
+// No device code writes them: each has a live flag, which the runtime sets
+// where a copy moves derivatives through its shadow; the kernels add into
+// the shadow only while it is set (a branch the same for every thread).
+// PTX-DAG: .visible .global .align 4 .u32 __kinase_live_c_W;
+// PTX-DAG: .visible .global .align 4 .u32 __kinase_live_g_b;
+// PTX-DAG: .visible .global .align 4 .u32 __kinase_live_c_scale;
+// PTX-DAG: ld.global{{(.nc)?}}.b32 {{.*}}[__kinase_live_c_scale]
+//
 // Each request first clears the shadows; the reverse of the copies reads
 // them back into the host shadows of W and b.
 // CHECK-NOT: {{call|invoke}} {{.*}}@__enzyme_
 // CHECK-DAG: call void @__kinase_symbol_shadow_clear(ptr {{.*}}, ptr {{.*}}@kinase.text.c_W,
+// CHECK-DAG: call void @__kinase_symbol_live(ptr {{.*}}, ptr {{.*}}@kinase.text.c_W,
+// CHECK-DAG: call void @__kinase_symbol_live(ptr {{.*}}, ptr {{.*}}@kinase.text.g_b,
 // CHECK-DAG: [[W:%[0-9a-z.]+]] = call ptr @__kinase_symbol_shadow(ptr {{.*}}, ptr {{.*}}@kinase.text.c_W, i64 0,
 // CHECK-DAG: call void @__kinase_copy_reverse(ptr {{.*}}%{{[0-9a-z.]+}}, ptr [[W]], i64 {{.*}}, i32 4, ptr {{.*}}, i32 4,
 // CHECK-DAG: call ptr @__kinase_symbol_shadow(ptr {{.*}}, ptr {{.*}}@kinase.text.g_b, i64 {{%[0-9a-z.]+|8}},

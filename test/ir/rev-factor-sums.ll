@@ -55,6 +55,7 @@ define void @test(ptr %th, ptr %dth, ptr %x, i32 %n) {
 ; CHECK-NEXT:    [[S1:%.*]] = phi double [ -0.000000e+00, %{{.*}} ], [ [[S1NEXT:%.*]], %[[LOOP]] ]
 ; CHECK-NEXT:    [[S2:%.*]] = phi double [ -0.000000e+00, %{{.*}} ], [ [[S2NEXT:%.*]], %[[LOOP]] ]
 ; CHECK-NEXT:    phi i64
+; CHECK-NEXT:    add i64
 ; CHECK-NEXT:    getelementptr
 ; CHECK-NEXT:    [[X:%.*]] = load double, ptr
 ; CHECK-NEXT:    [[T:%.*]] = fsub double [[X]], [[MU:%.*]]
@@ -62,7 +63,6 @@ define void @test(ptr %th, ptr %dth, ptr %x, i32 %n) {
 ; CHECK-NEXT:    [[S2NEXT]] = fadd double [[S2]], [[TT]]
 ; CHECK-NEXT:    [[S1NEXT]] = fadd double [[S1]], [[T]]
 ; CHECK-NEXT:    icmp eq i64
-; CHECK-NEXT:    add i64
 ; CHECK-NEXT:    br i1
 ; Before it, the invariant factors (2 is dq and -2 is^2 dq); after it, each
 ; sum times its own:

@@ -35,19 +35,18 @@ define void @test(double %x, ptr %dx, i64 %n) {
 }
 
 ; CHECK-LABEL: define void @test(
-; CHECK:         [[SLOT:%.*]] = alloca { {{.*}}{ ptr, i64, i64, i64 }, [128 x { double }] }
+; CHECK:         [[SLOT:%.*]] = alloca { { ptr, i64, i64, i64 }, [128 x { double }] }
 ; CHECK:         call {{.*}} @__kinase_aug_f(double %x, i64 %n, ptr [[SLOT]])
 ; CHECK-LABEL: define internal {{.*}} @__kinase_aug_f(
 ; CHECK-SAME:    ptr [[TAPE:%[0-9]+]])
 ; CHECK:       entry:
-; The records are not zeroed, only what comes before them (40 bytes):
-; CHECK-NEXT:    call void @llvm.memset.p0.i64(ptr {{.*}}[[TAPE]], i8 0, i64 40, i1 false)
-; CHECK-NEXT:    [[DATA:%[0-9]+]] = getelementptr inbounds nuw i8, ptr [[TAPE]], i64 8
-; CHECK-NEXT:    %inline_records = getelementptr inbounds nuw i8, ptr [[TAPE]], i64 40
-; CHECK-NEXT:    store ptr %inline_records, ptr [[DATA]]
-; CHECK-NEXT:    [[CAP:%[0-9]+]] = getelementptr inbounds nuw i8, ptr [[TAPE]], i64 24
+; The records are not zeroed, only what comes before them (32 bytes):
+; CHECK-NEXT:    call void @llvm.memset.p0.i64(ptr {{.*}}[[TAPE]], i8 0, i64 32, i1 false)
+; CHECK-NEXT:    %inline_records = getelementptr inbounds nuw i8, ptr [[TAPE]], i64 32
+; CHECK-NEXT:    store ptr %inline_records, ptr [[TAPE]]
+; CHECK-NEXT:    [[CAP:%[0-9]+]] = getelementptr inbounds nuw i8, ptr [[TAPE]], i64 16
 ; CHECK-NEXT:    store i64 128, ptr [[CAP]]
-; CHECK-NEXT:    [[STRIDE:%[0-9]+]] = getelementptr inbounds nuw i8, ptr [[TAPE]], i64 32
+; CHECK-NEXT:    [[STRIDE:%[0-9]+]] = getelementptr inbounds nuw i8, ptr [[TAPE]], i64 24
 ; CHECK-NEXT:    store i64 8, ptr [[STRIDE]]
 ; CHECK:       loop:
 ; CHECK:         call ptr @kinase.tape.push(

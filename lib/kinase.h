@@ -697,6 +697,9 @@ bool half_math_is_header_function(LLVMValueRef fn);
  * each call of __float2half, __half2float, __float2bfloat16, ... (integer
  * code on the host) becomes fptrunc or fpext. */
 void half_math_wrap_calls(LLVMValueRef fn);
+/* rules/scopedatomics.c: atomicAdd_block / atomicAdd_system on floats
+ * (NVVM intrinsics) become the atomicrmw fadd atomicAdd is, at their scope. */
+void nvvm_scoped_atomics_as_rmw(LLVMValueRef fn);
 
 /* ---- libdevice.c ---- */
 
@@ -1150,6 +1153,18 @@ LLVMValueRef cuda_copy_source(const Rule *rule, LLVMValueRef call);
 bool cuda_address_operand(const Rule *rule, unsigned i);
 /* Before the forward sweep's copy or set `call` writes its destination. */
 void cuda_before_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef subject);
+/* Before a 1-D copy of memory of no known element type: the runtime keeps
+ * the source's shadows, in case the destination is a table of device
+ * pointers a kernel reads (runtime/cuda_tables.c). */
+void cuda_copy_shadow_record(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef ddst,
+                             LLVMValueRef dsrc, LLVMValueRef subject);
+/* ---- cuda/hoststores.c ---- */
+/* Before `inst`, a host store (or memcpy, memset) of `bytes` at `address`
+ * in an augmented sweep: tells the runtime, where host code here may
+ * launch kernels and the address may be a CUDA allocation (managed memory
+ * a pending launch read). */
+void cuda_announce_host_store(LLVMValueRef inst, LLVMValueRef address, LLVMValueRef bytes,
+                              LLVMValueRef subject);
 /* The bytes allocation `call` asks for (pitch * height where pitched),
  * read after it. */
 LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call);

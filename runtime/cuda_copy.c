@@ -106,6 +106,8 @@ static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStr
 
 void __kinase_copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, void *stream,
                            int element, const char *where) {
+  if (kinase_rt_table_copy_reversed(ddst)) /* a table of pointers: no adjoints */
+    return;
   if (!ddst || bytes == 0 || dsrc == ddst)
     return;
   kinase_rt_reverse_begin(stream, where);

@@ -135,6 +135,7 @@ KinaseLaunch *kinase_rt_launch_augment(const KinaseKernel *k, const CUlaunchConf
     kinase_rt_check_cooperative(k, reverse, "reverse", &l->config,
                                 derivative_shmem(k, reverse, config->sharedMemBytes, where), where);
   kinase_rt_learn_types(k, args, l->shadows, where);
+  kinase_rt_fill_tables(k, l->shadows, l->stream, where);
   kinase_rt_pending_add(l, args);
   /* Even when K is skipped: its reverse kernel re-runs K's writes. */
   kinase_rt_protect_writes(k, args, l->stream, where);

@@ -27,6 +27,11 @@ bool kinase_rt_host_visible(const void *p) {
 
 void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *primal,
                                cudaStream_t stream, void **allocated, const char *where) {
+  /* An optional pointer passed as NULL (`bias ? bias[i] : 0`): the kernel
+   * cannot reach memory through it, so its shadow is NULL too. */
+  *allocated = NULL;
+  if (!primal)
+    return NULL;
   CUdeviceptr base;
   size_t size;
   if (!kinase_rt_allocation_of(primal, &base, &size))

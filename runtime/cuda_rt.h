@@ -195,6 +195,17 @@ void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *pr
 /* Remembers the element type of the allocations k's pointer arguments (and
  * their shadows, shadows[i] the shadow pointer or NULL) point into. */
 void kinase_rt_learn_types(const KinaseKernel *k, void **args, void **shadows, const char *where);
+
+/* ---- cuda_tables.c: tables of device pointers ---- */
+
+/* Before a launch of K with the shadows of its pointer parameters: the
+ * shadow of a KINASE_PARAM_TABLE parameter that a kept copy's shadow
+ * covers gets the kept shadows. */
+void kinase_rt_fill_tables(const KinaseKernel *k, void *const *shadows, cudaStream_t stream,
+                           const char *where);
+/* At the reverse of a copy into ddst: forgets what was kept for it; whether
+ * a launch took it as a table of pointers (the reverse moves nothing). */
+bool kinase_rt_table_copy_reversed(const void *ddst);
 /* Remembers that p's allocation, if p is device memory, holds elements of
  * type `element` (KINASE_ELEMENT_*). */
 void kinase_rt_learn_type(const void *p, int element, const char *where);

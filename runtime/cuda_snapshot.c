@@ -6,11 +6,13 @@
  * cuMemGetAddressRange; host memory is not covered) is copied the first time
  * something is about to write it: a later launch whose WRITTEN parameters
  * or written struct fields point into it (the launch itself too: an
- * in-place kernel, and always a struct's written field), or a copy or
- * memset announced by __kinase_before_write. The copy is made on the
+ * in-place kernel, and always a struct's written field), a copy or
+ * memset announced by __kinase_before_write, or a store of the host code
+ * (__kinase_before_host_write: managed memory). The copy is made on the
  * writer's stream, before the write; the reverse kernel gets pointers into
  * the copy, and the copy is freed after it (stream-ordered). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,11 @@
 
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static KinaseLaunch *pending; /* the newest first */
+/* [watched_lo, watched_hi) holds every allocation a pending launch read:
+ * the host code's stores (__kinase_before_host_write), most of them into
+ * other memory, return without the lock when outside it. Empty when
+ * nothing is pending. */
+static _Atomic CUdeviceptr watched_lo = ~(CUdeviceptr)0, watched_hi;
 
 static void *pointer_argument(void **args, uint32_t i) { return *(void *const *)args[i]; }
 
@@ -80,6 +87,13 @@ void kinase_rt_pending_add(KinaseLaunch *launch, void **args) {
       add_struct_snapshots(launch, i, args);
   }
   pthread_mutex_lock(&pending_lock);
+  for (uint32_t j = 0; j < launch->nsnapshots; j++) {
+    const KinaseSnapshot *s = &launch->snapshots[j];
+    if (s->base < atomic_load(&watched_lo))
+      atomic_store(&watched_lo, s->base);
+    if (s->base + s->size > atomic_load(&watched_hi))
+      atomic_store(&watched_hi, s->base + s->size);
+  }
   launch->prev = NULL;
   launch->next = pending;
   if (pending)
@@ -100,15 +114,19 @@ static void take_snapshot(const KinaseLaunch *launch, KinaseSnapshot *s, cudaStr
   }
 }
 
-/* Before [lo, lo + bytes) is written on `stream`. */
-static void protect(CUdeviceptr lo, size_t bytes, cudaStream_t stream, const char *where) {
+/* Before [lo, lo + bytes) is written on `stream`; whether it copied any. */
+static bool protect(CUdeviceptr lo, size_t bytes, cudaStream_t stream, const char *where) {
+  bool copied = false;
   for (KinaseLaunch *l = pending; l; l = l->next) {
     for (uint32_t j = 0; j < l->nsnapshots; j++) {
       KinaseSnapshot *s = &l->snapshots[j];
-      if (!s->copy && s->base < lo + bytes && lo < s->base + s->size)
+      if (!s->copy && s->base < lo + bytes && lo < s->base + s->size) {
         take_snapshot(l, s, stream, where);
+        copied = true;
+      }
     }
   }
+  return copied;
 }
 
 void kinase_rt_protect_writes(const KinaseKernel *k, void **args, cudaStream_t stream,
@@ -138,6 +156,21 @@ void __kinase_before_write(const void *dst, size_t bytes, void *stream, const ch
   pthread_mutex_unlock(&pending_lock);
 }
 
+/* The host code's own stores (managed memory updated between launches)
+ * happen as soon as this returns: a snapshot taken for them is complete
+ * first. */
+void __kinase_before_host_write(const void *dst, size_t bytes, const char *where) {
+  CUdeviceptr lo = (CUdeviceptr)dst;
+  if (lo >= atomic_load_explicit(&watched_hi, memory_order_relaxed) ||
+      lo + bytes <= atomic_load_explicit(&watched_lo, memory_order_relaxed))
+    return;
+  pthread_mutex_lock(&pending_lock);
+  bool copied = pending && bytes && protect(lo, bytes, NULL, where);
+  pthread_mutex_unlock(&pending_lock);
+  if (copied)
+    CHECK(where, cudaStreamSynchronize, NULL);
+}
+
 void kinase_rt_pending_remove(KinaseLaunch *launch) {
   pthread_mutex_lock(&pending_lock);
   if (launch->prev)
@@ -147,6 +180,10 @@ void kinase_rt_pending_remove(KinaseLaunch *launch) {
   if (launch->next)
     launch->next->prev = launch->prev;
   launch->prev = launch->next = NULL;
+  if (!pending) {
+    atomic_store(&watched_lo, ~(CUdeviceptr)0);
+    atomic_store(&watched_hi, 0);
+  }
   pthread_mutex_unlock(&pending_lock);
 
   for (uint32_t j = 0; j < launch->nsnapshots; j++) {

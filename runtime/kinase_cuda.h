@@ -87,6 +87,8 @@ enum {
   KINASE_PARAM_BF16 = 1u << 25,    /* a pointer through which only __nv_bfloat16 values move */
   KINASE_PARAM_STRUCT = 1u << 26,  /* a struct passed by value (its size in the low bits);
                                       READ, WRITTEN: through its pointer fields */
+  KINASE_PARAM_TABLE = 1u << 27,   /* a pointer to pointers through which floats move (one
+                                      buffer a block): its shadow is the table of their shadows */
 };
 
 /* After the parameter words, the kernel info holds, for each STRUCT
@@ -269,6 +271,23 @@ void __kinase_direct_cooperative_tangent(const void *kernel, uint64_t grid_xy, u
  * launches still waiting for their reverse sweep that read this memory keep
  * a copy of it first. */
 void __kinase_before_write(const void *dst, size_t bytes, void *stream, const char *where);
+
+/* Before a store of the forward sweep's host code to [dst, dst + bytes)
+ * (managed memory a time loop updates between launches): as
+ * __kinase_before_write, the copy complete when it returns. Returns at once
+ * when no pending launch read that range. */
+void __kinase_before_host_write(const void *dst, size_t bytes, const char *where);
+
+/* Before a copy of the forward sweep whose element type the host code does
+ * not tell (it never reads the memory): a table of device pointers copied
+ * to the device (`float **`, one buffer a block) has a table of their
+ * shadows as its shadow, which the reverse kernel reads. So the shadows of
+ * a small copy's source (up to 64 KB) are kept; a launch that passes
+ * ddst as the shadow of a KINASE_PARAM_TABLE parameter copies them there
+ * first, and the copy's reverse (__kinase_copy_reverse with the same ddst)
+ * then moves no adjoints. */
+void __kinase_copy_shadow_record(void *ddst, const void *dsrc, size_t bytes, void *stream,
+                                 const char *where);
 
 /* The reverse of a copy of `bytes` from src to dst (cudaMemcpyKind `kind`,
  * cudaMemcpyDefault decided from the pointers): dsrc += ddst element by

@@ -371,11 +371,35 @@ static bool store_leaves(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef at, LLVMV
   return true;
 }
 
+/* Whether `call` passes `value` as a byval struct of type `t`: a C++
+ * variadic template declaration of the request (`template <typename R,
+ * typename... A> R __enzyme_autodiff(void *, A...)`) takes the struct
+ * whole, as the function does, where a C `...` takes its fields. */
+static bool passed_byval(LLVMValueRef call, LLVMValueRef value, LLVMTypeRef t) {
+  if (!kn_is_pointer_type(LLVMTypeOf(value)))
+    return false;
+  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
+  unsigned n = LLVMGetNumArgOperands(call);
+  for (unsigned j = 0; j < n; j++) {
+    if (LLVMGetOperand(call, j) != value)
+      continue;
+    LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(call, j + 1, kind);
+    if (a && LLVMGetTypeAttributeValue(a) == t)
+      return true;
+  }
+  return false;
+}
+
 /* A struct passed by value through the variadic call arrives, on NVPTX
  * (device code), as its fields, one argument each, where the function
  * takes the struct byval: they are put together in a slot of the caller, whose address is
  * the argument. NULL (with an error) where they do not fit the struct. */
 static LLVMValueRef gather_byval(Request *r, unsigned i, LLVMTypeRef t, LLVMTypeRef param, unsigned *cursor) {
+  LLVMValueRef whole = r->actual[*cursor];
+  if (passed_byval(r->call, whole, t)) {
+    (*cursor)++;
+    return LLVMTypeOf(whole) == param ? whole : LLVMBuildAddrSpaceCast(r->b, whole, param, "");
+  }
   unsigned k = 0;
   LLVMBuilderRef entry = kn_entry_builder(LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call)));
   LLVMValueRef slot = LLVMBuildAlloca(entry, t, "byval.arg");

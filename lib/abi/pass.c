@@ -91,6 +91,30 @@ static int entry_point_of(LLVMValueRef call) {
   return -1;
 }
 
+/* An entry point whose address is kept (`grad_t g = (grad_t)__enzyme_autodiff;
+ * g(...)`) is called through a pointer, where no request is seen: the
+ * program would fail to link on the entry point and the markers. Said at
+ * the use instead. A cast called at once is a direct call. */
+static void refuse_address_taken(void) {
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn)) {
+    size_t e = 0;
+    while (e < sizeof entry_points / sizeof *entry_points && !strstr(kn_function_name(fn), entry_points[e].name))
+      e++;
+    if (e == sizeof entry_points / sizeof *entry_points || !LLVMIsDeclaration(fn))
+      continue;
+    for (LLVMUseRef use = LLVMGetFirstUse(fn); use; use = LLVMGetNextUse(use)) {
+      LLVMValueRef user = LLVMGetUser(use);
+      if (kn_is_call_site(user) && LLVMGetCalledValue(user) == fn)
+        continue;
+      kn_error(LLVMIsAInstruction(user) ? user : NULL, NULL,
+               "the address of %s is taken: Kinase finds requests by their calls, so call it "
+               "directly (a cast called at once, ((T (*)(void *, ...))%s)(...), is a direct call)",
+               entry_points[e].name, entry_points[e].name);
+      break;
+    }
+  }
+}
+
 /* Calls of every function whose name contains an entry point's name (C++
  * mangles it: _Z16__enzyme_fwddiffPvz), in the order of the source; invokes
  * too, where C++ locals may need destroying. */
@@ -160,6 +184,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
     requests = find_requests();
   }
   refuse_unsupported_hooks(requests);
+  refuse_address_taken();
   for (ptrdiff_t i = 0; i < arrlen(requests); i++)
     abi_lower_request(requests[i].call, requests[i].kind);
   derive_drain();

@@ -157,6 +157,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     rule_inline_host_calls(copy);
   variadic_fix_calls(copy);
   half_math_wrap_calls(copy);
+  nvvm_scoped_atomics_as_rmw(copy);
   rule_inline_models(copy);
   rule_unpack_model_arguments(copy);
   if (!scanf_isolate_numbers(copy, sig->fn) || !asm_lower_known(copy, sig->fn)) {

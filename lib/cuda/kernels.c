@@ -24,6 +24,9 @@
 /* While analysing: floats of a type not known move through the pointer
  * (KINASE_PARAM_NO_FLOATS is the absence of this, F32, F64, F16, BF16). */
 #define MOVES_FLOATS (1u << 31)
+/* While analysing: floats move through pointers loaded from the memory
+ * (KINASE_PARAM_TABLE where no float moves through it directly). */
+#define TABLE_FLOATS (1u << 30)
 
 static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
 static LLVMTypeRef i32_type(void) { return LLVMInt32TypeInContext(kn_module.ctx); }
@@ -54,6 +57,7 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
     char *dropped = NULL;
     kn_capture_errors(&dropped);
     half_math_wrap_calls(copy);
+    nvvm_scoped_atomics_as_rmw(copy);
     if (asm_lower_known(copy, fn)) {
       simplify_registers(copy);
       asm_lower_pairs(copy, fn);
@@ -102,6 +106,10 @@ static uint32_t floats_if(LLVMTypeRef type) {
   }
 }
 
+static uint32_t floats_moving(void) {
+  return KINASE_PARAM_F32 | KINASE_PARAM_F64 | KINASE_PARAM_F16 | KINASE_PARAM_BF16 | MOVES_FLOATS;
+}
+
 /* KINASE_PARAM_READ / WRITTEN, and MOVES_FLOATS, for memory reached
  * through `ptr`. */
 static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
@@ -114,6 +122,11 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
     switch (LLVMGetInstructionOpcode(user)) {
     case LLVMLoad:
       flags |= KINASE_PARAM_READ | floats_if(LLVMTypeOf(user));
+      /* A table of pointers (`float *const *xs`, one buffer a block):
+       * floats reach the kernel through it, so it has a shadow, a table of
+       * the buffers' shadows (KINASE_PARAM_TABLE). */
+      if (kn_is_pointer_type(LLVMTypeOf(user)) && (pointer_uses(e, user, seen) & (floats_moving() | TABLE_FLOATS)))
+        flags |= TABLE_FLOATS;
       break;
     case LLVMStore:
       flags |= LLVMGetOperand(user, 1) == ptr
@@ -272,11 +285,12 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
       uint32_t uses = pointer_uses(&e, LLVMGetParam(copy, i), &seen);
       vset_free(&seen);
       const uint32_t typed = KINASE_PARAM_F32 | KINASE_PARAM_F64 | KINASE_PARAM_F16 | KINASE_PARAM_BF16;
-      const uint32_t floats = typed | MOVES_FLOATS;
+      const uint32_t floats = typed | MOVES_FLOATS | TABLE_FLOATS;
       uint32_t types = uses & typed;
-      bool one_type = !(uses & MOVES_FLOATS) && !(types & (types - 1)); /* at most one bit */
+      bool one_type = !(uses & (MOVES_FLOATS | TABLE_FLOATS)) && !(types & (types - 1)); /* at most one bit */
+      bool table = (uses & floats) == TABLE_FLOATS;
       word |= KINASE_PARAM_POINTER | (uses & ~floats) | (one_type ? uses & typed : 0) |
-              (uses & floats ? 0 : KINASE_PARAM_NO_FLOATS);
+              (uses & floats ? 0 : KINASE_PARAM_NO_FLOATS) | (table ? KINASE_PARAM_TABLE : 0);
     } else if (kn_is_float_or_double(type)) {
       word |= KINASE_PARAM_FLOAT;
     }

@@ -103,6 +103,14 @@ void cuda_before_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LL
   kn_call_libc(b, "__kinase_before_write", LLVMVoidTypeInContext(kn_module.ctx), args, 4);
 }
 
+void cuda_copy_shadow_record(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef ddst,
+                             LLVMValueRef dsrc, LLVMValueRef subject) {
+  LLVMValueRef args[5] = {as_pointer(b, ddst), as_pointer(b, dsrc),
+                          cuda_bytes(b, rule, LLVMGetOperand(call, (unsigned)write_operands(rule).bytes)),
+                          cuda_stream_operand(rule, call), where_string(b, subject)};
+  kn_call_libc(b, "__kinase_copy_shadow_record", LLVMVoidTypeInContext(kn_module.ctx), args, 5);
+}
+
 LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call) {
   LLVMValueRef size = LLVMGetOperand(call, rule->arg);
   if (!rule->cuda->pitched)

@@ -295,6 +295,26 @@ void rev_erase_replaced_launches(Reverse *r) {
   arrfree(r->replaced_launches);
 }
 
+/* A table of device pointers copied to the device (`float *const *xs`
+ * for a kernel that reads one buffer a block): the shadow of the table is
+ * the table of the buffers' shadows. The host code rarely reads such a
+ * table, so its element type is not known here: for a copy of memory of
+ * no known float type, the runtime keeps the shadows of the source, and a
+ * launch taking the destination as a table copies them into its shadow. */
+static void augment_cuda_pointer_copy(Reverse *r, LLVMValueRef call, const Rule *rule) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0), src = cuda_copy_source(rule, call);
+  if (rule->cuda->pitched || rule->cuda->from_symbol || !is_varied(r, dst) || !is_varied(r, src))
+    return;
+  MemoryTypes m = rev_copy_types(r, call);
+  if (m.floats || m.numbers || m.declared)
+    return;
+  LLVMBuilderRef before = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderBefore(before, call);
+  cuda_copy_shadow_record(before, rule, call, rev_shadow_of(r, dst, call), rev_shadow_of(r, src, call),
+                          r->sig->fn);
+  LLVMDisposeBuilder(before);
+}
+
 /* CUDA memory calls: shadows from the runtime, which also keeps what
  * launches waiting for their reverse sweep read before it is overwritten. */
 static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
@@ -332,6 +352,7 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
       }
     }
     cuda_before_write(before, rule, call, r->sig->fn);
+    augment_cuda_pointer_copy(r, call, rule);
     break;
   case RULE_MEMSET:
     cuda_before_write(before, rule, call, r->sig->fn);
@@ -376,7 +397,11 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     set_shadow(r, call, shadow);
     return;
   }
+  case RULE_MEMSET:
+    cuda_announce_host_store(call, dst, LLVMGetOperand(call, 2), r->sig->fn);
+    return;
   case RULE_MEMCPY:
+    cuda_announce_host_store(call, dst, LLVMGetOperand(call, 2), r->sig->fn);
     /* Shadow memory of floats holds adjoints, which the reverse sweep moves;
      * pointers' shadows are copied now, so later loads find them. */
     if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1))) {
@@ -472,6 +497,9 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   }
   if (op == LLVMStore) {
     LLVMValueRef value = LLVMGetOperand(inst, 0), at = LLVMGetOperand(inst, 1);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx());
+    cuda_announce_host_store(inst, at, LLVMConstInt(i64, LLVMStoreSizeOfType(kn_module.layout, LLVMTypeOf(value)), 0),
+                             r->sig->fn);
     /* An address held in an integer (a CUdeviceptr) is stored as a pointer
      * is: its shadow beside it, so that a launch's argument array finds it. */
     bool unshadowed = !is_varied(r, value) && !LLVMIsAConstant(value);

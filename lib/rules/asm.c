@@ -155,18 +155,50 @@ static bool converts_integer(const char *opcode) {
   return is_integer_type_name(destination) || is_integer_type_name(last + 1);
 }
 
+/* Integer bit operations, which CUDA's headers and libdevice write as
+ * assembly (__ffs is bfind.shiftamt.u32; __vadd4, __vabsdiff2, __vset4 and
+ * their kin are SIMD on the bytes or halves of a 32-bit integer), and
+ * __nanosleep: on 32- and 64-bit integers they carry no derivative. The
+ * half headers use none of them. */
+static bool is_integer_opcode(const char *opcode) {
+  static const char *const families[] = {
+      "bfind", "popc", "brev", "clz", "bfe", "bfi", "prmt", "shf", "lop3", "vset2", "vset4",
+      "vabsdiff2", "vabsdiff4", "vadd2", "vadd4", "vsub2", "vsub4", "vmin2", "vmin4",
+      "vmax2", "vmax4", "vavrg2", "vavrg4", "nanosleep"};
+  size_t n = strcspn(opcode, ".");
+  for (size_t k = 0; k < sizeof families / sizeof *families; k++)
+    if (strlen(families[k]) == n && !strncmp(opcode, families[k], n))
+      return true;
+  return false;
+}
+
+static bool is_word(LLVMTypeRef type) {
+  return LLVMGetTypeKind(type) == LLVMIntegerTypeKind &&
+         (LLVMGetIntTypeWidth(type) == 32 || LLVMGetIntTypeWidth(type) == 64);
+}
+
+/* Every operand and the result (if any: __nanosleep has none) 32- or
+ * 64-bit integers. */
+static bool words_only(LLVMValueRef call) {
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++)
+    if (!is_word(LLVMTypeOf(LLVMGetOperand(call, i))))
+      return false;
+  return is_word(LLVMTypeOf(call)) || LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMVoidTypeKind;
+}
+
 /* The headers' conversions between __half or __nv_bfloat16 and integers
  * (__half2int_rz, __bfloat162char_rz, __int2half_rn, ...): cvt with an
  * integer on one side, with at most .reg declarations and mov packing
  * around it. An integer result carries no derivative, and a half made from
  * an integer has derivative 0: no rule is needed. So too reads of special
  * registers into an integer (`mov.u32 $0, %laneid;`, as cub's LaneId() and
- * lane masks are written): no operand goes in, only an index comes out. */
+ * lane masks are written): no operand goes in, only an index comes out.
+ * So too integer bit operations on words (is_integer_opcode). */
 bool asm_carries_nothing(LLVMValueRef call) {
   char *text = asm_text(call);
   if (!text)
     return false;
-  bool converts = false, reads_special = false, other = false;
+  bool converts = false, reads_special = false, integer = false, other = false;
   for (char *token = text; *token;) {
     size_t n = strcspn(token, " ");
     bool last = token[n] == '\0';
@@ -174,6 +206,8 @@ bool asm_carries_nothing(LLVMValueRef call) {
     bool opcode = strchr(token, '.') && !strchr(token, ',') && token[0] != '$';
     if (opcode && !strncmp(token, "cvt.", 4) && converts_integer(token))
       converts = true;
+    else if (opcode && is_integer_opcode(token))
+      integer = true;
     else if (opcode && strncmp(token, ".reg", 4) && strncmp(token, "mov.", 4))
       other = true;
     else if (!opcode && !strncmp(token, "$0,%", 4))
@@ -183,7 +217,7 @@ bool asm_carries_nothing(LLVMValueRef call) {
   free(text);
   bool index = kn_module.gpu && LLVMGetNumArgOperands(call) == 0 &&
                LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMIntegerTypeKind;
-  return (converts || (reads_special && index)) && !other;
+  return (converts || (reads_special && index) || (integer && words_only(call))) && !other;
 }
 
 /* ---- inlining the headers' wrappers ---- */

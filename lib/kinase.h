@@ -402,6 +402,14 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original);
  * load, or NULL. */
 LLVMTypeRef copytypes_of(LLVMValueRef inst);
 
+/* ---- paramtypes.c ---- */
+
+/* The scalar that parameter `index` of `fn` (an IR parameter) points or
+ * refers to, as the C++ source declares it and the function's mangled name
+ * spells it (`float *`, `const double &`); NULL for anything else, or
+ * where the IR's parameters are not the source's. */
+LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index);
+
 /* ---- devirt.c: indirect calls ---- */
 
 /* Turns each indirect call in `fn` into direct calls of the module's

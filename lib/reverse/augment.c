@@ -560,7 +560,7 @@ void rev_add_from_index(Reverse *r, LLVMBasicBlockRef bb) {
     vmap_put(&r->from, LLVMBasicBlockAsValue(bb), from);
     return;
   }
-  LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(bb));
+  LLVMPositionBuilderBeforeInstrAndDbgRecords(r->ab, LLVMGetFirstInstruction(bb));
   LLVMValueRef phi = LLVMBuildPhi(r->ab, i32(), "from");
   for (ptrdiff_t i = 0; i < arrlen(preds); i++)
     rev_add_incoming_per_edge(phi, LLVMConstInt(i32(), (unsigned long long)i, 0), preds[i]);
@@ -577,8 +577,12 @@ void rev_augment(Reverse *r) {
       LLVMValueRef inst = insts[i];
       if (LLVMIsATerminatorInst(inst) || unsupported_instruction(r, inst))
         continue;
-      LLVMValueRef next = LLVMIsAPHINode(inst) ? kn_first_non_phi(bb) : LLVMGetNextInstruction(inst);
-      LLVMPositionBuilderBefore(r->ab, next);
+      /* A phi's shadow is a phi: before the debug records of the first
+       * instruction after the phis, which no phi may carry (-g). */
+      if (LLVMIsAPHINode(inst))
+        LLVMPositionBuilderBeforeInstrAndDbgRecords(r->ab, kn_first_non_phi(bb));
+      else
+        LLVMPositionBuilderBefore(r->ab, LLVMGetNextInstruction(inst));
       augment_instruction(r, inst);
     }
     arrfree(insts);

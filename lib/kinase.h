@@ -106,6 +106,8 @@ LLVMValueRef kn_device_malloc(LLVMBuilderRef b, LLVMValueRef size);
  * out as vprintf reads them, or is null), then a trap; ends the block. */
 void kn_device_stop(LLVMBuilderRef b, const char *format, const char *name, LLVMValueRef values);
 LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size);
+/* The same, aligned to `align` bytes (a local's alignment) on the host. */
+LLVMValueRef kn_call_calloc_aligned(LLVMBuilderRef b, LLVMValueRef size, unsigned align);
 void kn_call_free(LLVMBuilderRef b, LLVMValueRef p);
 
 /* ---- diag.c: user-facing errors ---- */

@@ -404,6 +404,16 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original);
  * load, or NULL. */
 LLVMTypeRef copytypes_of(LLVMValueRef inst);
 
+/* ---- barrier.c: Eigen's optimisation barriers ---- */
+
+/* A call of an identity function on `value`, which the simplification of
+ * the copy cannot see through; an x86 barrier (rules/asm.def) becomes it. */
+LLVMValueRef barrier_keep(LLVMBuilderRef b, LLVMValueRef value);
+/* In `fn`, the copy once simplified: each value kept so is used directly,
+ * or, where it is a rounding by addition (x + 2^52), through an identity
+ * whose derivative is zero. */
+void barrier_settle(LLVMValueRef fn);
+
 /* ---- paramtypes.c ---- */
 
 /* The scalar that parameter `index` of `fn` (an IR parameter) points or
@@ -462,6 +472,8 @@ void registry_read(void);
 void registry_reset(void);
 const Registration *registry_of(LLVMValueRef fn); /* NULL if not registered */
 bool registry_inactive_global(LLVMValueRef global);
+/* Registers `fn` as never differentiated, as __enzyme_inactivefn does. */
+void registry_set_inactive(LLVMValueRef fn);
 /* The shadow the user gave `global` (enzyme_shadow), or NULL. */
 LLVMValueRef registry_user_shadow(LLVMValueRef global);
 /* Reports and returns false when `custom` does not take `expected`

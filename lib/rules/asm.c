@@ -19,6 +19,7 @@ typedef enum {
   ASM_FADD, ASM_FSUB, ASM_FMUL, ASM_FMA, ASM_FNEG, ASM_FABS, ASM_FMIN, ASM_FMAX,
   ASM_FMIN_NAN, ASM_FMAX_NAN,                              /* NaN if either is */
   ASM_X86_MAX, ASM_X86_MIN,                                /* SSE's: the second where unordered */
+  ASM_X86_BARRIER,                                         /* the value stored back */
   ASM_RCP_APPROX_FTZ, ASM_DIV_APPROX,                      /* as NVVM intrinsics */
   ASM_PACK_TRUNC, ASM_SPLAT_TRUNC, ASM_PACK,               /* into pairs */
   ASM_LANE0, ASM_LANE1,                                    /* out of pairs */
@@ -336,7 +337,7 @@ static void store_elements(LLVMBuilderRef b, LLVMValueRef base, LLVMTypeRef t, L
 }
 
 /* What `row` computes from the operands x, read as its type t; NULL for a
- * store, which computes nothing. */
+ * store, which computes nothing (nor does a barrier, which is one). */
 static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x, unsigned n,
                             LLVMTypeRef t, LLVMTypeRef result) {
   switch (row->op) {
@@ -356,6 +357,7 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   case ASM_FMAX_NAN: return intrinsic(b, "llvm.maximum", t, x, 2);
   case ASM_X86_MAX: return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x[1], x[0], ""), x[1], x[0], "");
   case ASM_X86_MIN: return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x[1], x[0], ""), x[1], x[0], "");
+  case ASM_X86_BARRIER: LLVMBuildStore(b, barrier_keep(b, x[1]), x[0]); return NULL;
   case ASM_ROUND_TRUNC: return intrinsic(b, "llvm.trunc", t, x, 1);
   case ASM_ROUND_CEIL: return intrinsic(b, "llvm.ceil", t, x, 1);
   case ASM_ROUND_FLOOR: return intrinsic(b, "llvm.floor", t, x, 1);
@@ -407,7 +409,7 @@ static LLVMValueRef clamped(LLVMBuilderRef b, AsmClamp clamp, LLVMValueRef v) {
 static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v) {
   switch (row->op) {
   case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: case ASM_SHFL_DOWN_ADD:
-  case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: return LLVMTypeOf(v);
+  case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: case ASM_X86_BARRIER: return LLVMTypeOf(v);
   case ASM_PACK: return LLVMGetElementType(t);
   default: return t;
   }

@@ -280,6 +280,11 @@ LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size) {
   return memory;
 }
 
+void kn_align_local(LLVMValueRef alloca) {
+  if (!kn_module.gpu && LLVMGetAlignment(alloca) < 64)
+    LLVMSetAlignment(alloca, 64);
+}
+
 /* calloc's blocks are aligned for any scalar (16 bytes), not for a local
  * of AVX vectors (`alloca <4 x double>, align 32`, Eigen's packets) whose
  * accesses, kept by its shadow or by it moved to the heap, say align 32. */

@@ -94,6 +94,7 @@ static LLVMValueRef operands_of(LLVMValueRef inst, unsigned n, LLVMValueRef *out
 }
 
 static void shadow_alloca(Forward *f, LLVMValueRef inst) {
+  kn_align_local(inst);
   LLVMValueRef shadow = twin(f, inst, 0, 0);
   LLVMTypeRef type = LLVMGetAllocatedType(inst);
   LLVMValueRef size = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),

@@ -493,6 +493,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     set_shadow(r, inst, LLVMBuildPhi(r->ab, LLVMTypeOf(inst), "shadow"));
   } else if (op == LLVMAlloca) {
     /* The reverse sweep outlives this frame: the shadow goes on the heap. */
+    kn_align_local(inst);
     set_shadow(r, inst, kn_call_calloc_aligned(r->ab, alloca_size(r->ab, inst), LLVMGetAlignment(inst)));
   }
 }
@@ -635,6 +636,7 @@ void rev_keep_stack_alive(Reverse *r) {
       LLVMInstructionEraseFromParent(markers[m]);
     arrfree(markers);
     LLVMPositionBuilderBefore(r->ab, allocas[i]);
+    kn_align_local(allocas[i]);
     LLVMValueRef heap = kn_call_calloc_aligned(r->ab, alloca_size(r->ab, allocas[i]), LLVMGetAlignment(allocas[i]));
     LLVMReplaceAllUsesWith(allocas[i], heap);
     LLVMInstructionEraseFromParent(allocas[i]);

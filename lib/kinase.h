@@ -106,14 +106,14 @@ LLVMValueRef kn_device_malloc(LLVMBuilderRef b, LLVMValueRef size);
  * out as vprintf reads them, or is null), then a trap; ends the block. */
 void kn_device_stop(LLVMBuilderRef b, const char *format, const char *name, LLVMValueRef values);
 LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size);
+/* kn_call_calloc, aligned to `align` bytes (a local's alignment) on the host. */
+LLVMValueRef kn_call_calloc_aligned(LLVMBuilderRef b, LLVMValueRef size, unsigned align);
 /* Code may pick its path from a local's address (Eigen: scalars up to the
  * first element at a multiple of 16, 32 or 64 bytes, aligned vectors from
  * there), and the local's shadow is accessed on the same path: on the
  * host, a local with a shadow and the shadow start at a multiple of 64
  * bytes, the widest vector's alignment. */
 void kn_align_local(LLVMValueRef alloca);
-/* The same, aligned to `align` bytes (a local's alignment) on the host. */
-LLVMValueRef kn_call_calloc_aligned(LLVMBuilderRef b, LLVMValueRef size, unsigned align);
 void kn_call_free(LLVMBuilderRef b, LLVMValueRef p);
 
 /* ---- diag.c: user-facing errors ---- */

@@ -106,6 +106,14 @@ LLVMValueRef kn_device_malloc(LLVMBuilderRef b, LLVMValueRef size);
  * out as vprintf reads them, or is null), then a trap; ends the block. */
 void kn_device_stop(LLVMBuilderRef b, const char *format, const char *name, LLVMValueRef values);
 LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size);
+/* kn_call_calloc, aligned to `align` bytes (a local's alignment) on the host. */
+LLVMValueRef kn_call_calloc_aligned(LLVMBuilderRef b, LLVMValueRef size, unsigned align);
+/* Code may pick its path from a local's address (Eigen: scalars up to the
+ * first element at a multiple of 16, 32 or 64 bytes, aligned vectors from
+ * there), and the local's shadow is accessed on the same path: on the
+ * host, a local with a shadow and the shadow start at a multiple of 64
+ * bytes, the widest vector's alignment. */
+void kn_align_local(LLVMValueRef alloca);
 void kn_call_free(LLVMBuilderRef b, LLVMValueRef p);
 
 /* ---- diag.c: user-facing errors ---- */
@@ -402,6 +410,24 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original);
  * load, or NULL. */
 LLVMTypeRef copytypes_of(LLVMValueRef inst);
 
+/* ---- barrier.c: Eigen's optimisation barriers ---- */
+
+/* A call of an identity function on `value`, which the simplification of
+ * the copy cannot see through; an x86 barrier (rules/asm.def) becomes it. */
+LLVMValueRef barrier_keep(LLVMBuilderRef b, LLVMValueRef value);
+/* In `fn`, the copy once simplified: each value kept so is used directly,
+ * or, where it is a rounding by addition (x + 2^52), through an identity
+ * whose derivative is zero. */
+void barrier_settle(LLVMValueRef fn);
+
+/* ---- paramtypes.c ---- */
+
+/* The scalar that parameter `index` of `fn` (an IR parameter) points or
+ * refers to, as the C++ source declares it and the function's mangled name
+ * spells it (`float *`, `const double &`); NULL for anything else, or
+ * where the IR's parameters are not the source's. */
+LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index);
+
 /* ---- devirt.c: indirect calls ---- */
 
 /* Turns each indirect call in `fn` into direct calls of the module's
@@ -452,6 +478,8 @@ void registry_read(void);
 void registry_reset(void);
 const Registration *registry_of(LLVMValueRef fn); /* NULL if not registered */
 bool registry_inactive_global(LLVMValueRef global);
+/* Registers `fn` as never differentiated, as __enzyme_inactivefn does. */
+void registry_set_inactive(LLVMValueRef fn);
 /* The shadow the user gave `global` (enzyme_shadow), or NULL. */
 LLVMValueRef registry_user_shadow(LLVMValueRef global);
 /* Reports and returns false when `custom` does not take `expected`

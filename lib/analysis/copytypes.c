@@ -74,9 +74,17 @@ static LLVMTypeRef *types_of_copy(LLVMValueRef fn, LLVMValueRef call) {
 static LLVMTypeRef passed_type(LLVMValueRef fn, unsigned param, int depth);
 static LLVMTypeRef returned_type(LLVMValueRef fn, int depth);
 
+/* The function being noted and the user's function it is a copy of: the
+ * copy has no callers and no name of the source's, but calls the module's
+ * functions, so a parameter of it reached through them is `original`'s. */
+static struct {
+  LLVMValueRef copy, original;
+} noting;
+
 /* The type of the memory at the pointer `p` as its own function declares
- * it: the field a typed GEP addresses, a local's or a global's type, or
- * what the callers pass for a parameter (through clang's slot for it in
+ * it: the field a typed GEP addresses, a local's or a global's type, what
+ * the source declares a parameter as (its function's mangled name), or
+ * else what the callers pass for it (through clang's slot for it in
  * unoptimised code), what a function returns, or what clang's pointer TBAA
  * says a loaded pointer points to ("p1 float"). NULL if nothing says. */
 static LLVMTypeRef declared_type(LLVMValueRef p, int depth) {
@@ -94,10 +102,13 @@ static LLVMTypeRef declared_type(LLVMValueRef p, int depth) {
   if (kn_is_call_site(p) && kn_called_function(p) && !LLVMIsDeclaration(kn_called_function(p)))
     return returned_type(kn_called_function(p), depth + 1);
   if (LLVMIsAArgument(p)) {
-    LLVMValueRef fn = LLVMGetParamParent(p);
-    for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++)
-      if (LLVMGetParam(fn, i) == p)
-        return passed_type(fn, i, depth + 1);
+    LLVMValueRef own = LLVMGetParamParent(p), fn = own == noting.copy ? noting.original : own;
+    for (unsigned i = 0, n = LLVMCountParams(own); i < n; i++)
+      if (LLVMGetParam(own, i) == p) {
+        LLVMTypeRef named = param_pointee_type(fn, i);
+        /* The copy stands for `original`: its callers are no step further. */
+        return named ? named : passed_type(fn, i, depth + (own != noting.copy));
+      }
   }
   if (LLVMIsALoadInst(p) && LLVMIsAAllocaInst(LLVMGetOperand(p, 0))) {
     LLVMValueRef stored = NULL;
@@ -146,25 +157,13 @@ static LLVMTypeRef passed_type(LLVMValueRef fn, unsigned param, int depth) {
   return agreed;
 }
 
-/* The type the memory at `p` is declared with (declared_type), where `p`
- * may be a parameter of `fn`, the copy of `original` being differentiated,
- * which nothing calls: what `original`'s callers pass says. */
-static LLVMTypeRef declared_in_copy(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef p) {
-  if (!LLVMIsAArgument(p))
-    return declared_type(p, 0);
-  for (unsigned i = 0, n = LLVMCountParams(fn); i < n; i++)
-    if (LLVMGetParam(fn, i) == p)
-      return passed_type(original, i, 0);
-  return NULL;
-}
-
 /* A copy between parameters of a helper (`DSizes::operator=(const
  * std::array<long, 4> &)`) whose own code never accesses the memory: what
- * its callers pass says, `original` being the function `fn` copies. */
-static void add_callers_types(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef call, LLVMTypeRef **types) {
+ * the source declares them as, or else what its callers pass. */
+static void add_callers_types(LLVMValueRef call, LLVMTypeRef **types) {
   for (unsigned k = 0; k < 2; k++) {
     LLVMValueRef base = kn_underlying_object(LLVMGetOperand(call, k));
-    LLVMTypeRef type = LLVMIsAArgument(base) ? declared_in_copy(fn, original, base) : NULL;
+    LLVMTypeRef type = LLVMIsAArgument(base) ? declared_type(base, 0) : NULL;
     if (type)
       add_type(types, type);
   }
@@ -191,11 +190,10 @@ static void mark(LLVMValueRef inst, LLVMTypeRef type) {
 }
 
 /* The type of the one scalar field (an integer, a pointer, a float) a
- * copy of `length` bytes to or from `p` in `fn` moves, as declared_in_copy
- * finds it; NULL for anything else. */
-static LLVMTypeRef one_scalar_at(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef p,
-                                 uint64_t length) {
-  LLVMTypeRef type = declared_in_copy(fn, original, p);
+ * copy of `length` bytes to or from `p` moves, as declared_type finds it;
+ * NULL for anything else. */
+static LLVMTypeRef one_scalar_at(LLVMValueRef p, uint64_t length) {
+  LLVMTypeRef type = declared_type(p, 0);
   if (!type || LLVMABISizeOfType(kn_module.layout, type) != length)
     return NULL;
   TypeLeaf *leaves = NULL;
@@ -214,16 +212,16 @@ static LLVMTypeRef one_scalar_at(LLVMValueRef fn, LLVMValueRef original, LLVMVal
  * its mark: nothing then tells an integer from a double or a pointer. It is
  * made a load and store of the field's type here, the load marked with it.
  * False when the copy is no such copy. */
-static bool copy_one_scalar(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef call) {
+static bool copy_one_scalar(LLVMValueRef call) {
   LLVMValueRef length = LLVMGetOperand(call, 2), is_volatile = LLVMGetOperand(call, 3);
   if (strncmp(kn_function_name(kn_called_function(call)), "llvm.memcpy.", 12) ||
       !LLVMIsAConstantInt(length) || LLVMConstIntGetZExtValue(is_volatile))
     return false;
   LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1);
   uint64_t bytes = LLVMConstIntGetZExtValue(length);
-  LLVMTypeRef type = one_scalar_at(fn, original, dst, bytes);
+  LLVMTypeRef type = one_scalar_at(dst, bytes);
   if (!type)
-    type = one_scalar_at(fn, original, src, bytes);
+    type = one_scalar_at(src, bytes);
   if (!type)
     return false;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
@@ -237,19 +235,21 @@ static bool copy_one_scalar(LLVMValueRef fn, LLVMValueRef original, LLVMValueRef
 }
 
 void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
+  noting.copy = fn;
+  noting.original = original;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb), next; inst; inst = next) {
       next = LLVMGetNextInstruction(inst);
       const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
       if (!rule || rule->kind != RULE_MEMCPY || rule->cuda)
         continue;
-      if (copy_one_scalar(fn, original, inst)) {
+      if (copy_one_scalar(inst)) {
         LLVMInstructionEraseFromParent(inst);
         continue;
       }
       LLVMTypeRef *types = types_of_copy(fn, inst);
       if (!arrlen(types))
-        add_callers_types(fn, original, inst, &types);
+        add_callers_types(inst, &types);
       if (!arrlen(types))
         add_operands_types(inst, &types);
       /* A struct of the types stands for them all. */
@@ -257,6 +257,7 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
         mark(inst, LLVMStructTypeInContext(kn_module.ctx, types, (unsigned)arrlen(types), 0));
       arrfree(types);
     }
+  noting.copy = noting.original = NULL;
 }
 
 LLVMTypeRef copytypes_of(LLVMValueRef inst) {

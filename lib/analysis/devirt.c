@@ -73,7 +73,7 @@ static void devirtualize(LLVMValueRef call, LLVMValueRef *targets) {
   LLVMBasicBlockRef test = LLVMGetInstructionParent(call);
   LLVMInstructionRemoveFromParent(call);
   bool has_result = LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind;
-  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(join));
+  LLVMPositionBuilderBeforeInstrAndDbgRecords(b, LLVMGetFirstInstruction(join));
   LLVMValueRef result = has_result ? LLVMBuildPhi(b, LLVMTypeOf(call), kn_value_name(call)) : NULL;
   for (ptrdiff_t i = 0; i <= arrlen(targets); i++) {
     LLVMBasicBlockRef target = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "devirt.call");

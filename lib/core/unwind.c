@@ -284,7 +284,7 @@ void unwind_reattach(LLVMValueRef fn, UnwindEdge *edges, LLVMValueRef **invokes,
  * the pad, or its landingpad), which `body` used to be part of. */
 static LLVMValueRef carry_into_body(LLVMBuilderRef b, LLVMBasicBlockRef body, LLVMValueRef v,
                                     LLVMBasicBlockRef pad) {
-  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(body));
+  LLVMPositionBuilderBeforeInstrAndDbgRecords(b, LLVMGetFirstInstruction(body));
   LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(v), "");
   LLVMReplaceAllUsesWith(v, phi);
   LLVMAddIncoming(phi, &v, &pad, 1);

@@ -280,6 +280,25 @@ LLVMValueRef kn_call_calloc(LLVMBuilderRef b, LLVMValueRef size) {
   return memory;
 }
 
+void kn_align_local(LLVMValueRef alloca) {
+  if (!kn_module.gpu && LLVMGetAlignment(alloca) < 64)
+    LLVMSetAlignment(alloca, 64);
+}
+
+/* calloc's blocks are aligned for any scalar (16 bytes), not for a local
+ * of AVX vectors (`alloca <4 x double>, align 32`, Eigen's packets) whose
+ * accesses, kept by its shadow or by it moved to the heap, say align 32. */
+LLVMValueRef kn_call_calloc_aligned(LLVMBuilderRef b, LLVMValueRef size, unsigned align) {
+  if (kn_module.gpu || align <= 16)
+    return kn_call_calloc(b, size);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(kn_module.ctx), ptr = LLVMPointerTypeInContext(kn_module.ctx, 0);
+  size = LLVMBuildZExtOrBitCast(b, size, i64, "");
+  LLVMValueRef args[2] = {LLVMConstInt(i64, align, 0), size};
+  LLVMValueRef memory = kn_call_libc(b, "aligned_alloc", ptr, args, 2);
+  LLVMBuildMemSet(b, memory, LLVMConstInt(LLVMInt8TypeInContext(kn_module.ctx), 0, 0), size, align);
+  return memory;
+}
+
 void kn_call_free(LLVMBuilderRef b, LLVMValueRef p) {
   kn_call_libc(b, "free", LLVMVoidTypeInContext(kn_module.ctx), &p, 1);
 }

@@ -94,6 +94,7 @@ static LLVMValueRef operands_of(LLVMValueRef inst, unsigned n, LLVMValueRef *out
 }
 
 static void shadow_alloca(Forward *f, LLVMValueRef inst) {
+  kn_align_local(inst);
   LLVMValueRef shadow = twin(f, inst, 0, 0);
   LLVMTypeRef type = LLVMGetAllocatedType(inst);
   LLVMValueRef size = LLVMConstInt(LLVMInt64TypeInContext(kn_module.ctx),
@@ -482,8 +483,12 @@ static void emit_block(Forward *f, LLVMBasicBlockRef bb) {
     LLVMValueRef inst = insts[k];
     if (LLVMIsATerminatorInst(inst) || unsupported_instruction(f, inst))
       continue;
-    LLVMValueRef next = LLVMIsAPHINode(inst) ? kn_first_non_phi(bb) : LLVMGetNextInstruction(inst);
-    LLVMPositionBuilderBefore(f->b, next);
+    /* A phi's tangent is a phi: before the debug records of the first
+     * instruction after the phis, which no phi may carry (-g). */
+    if (LLVMIsAPHINode(inst))
+      LLVMPositionBuilderBeforeInstrAndDbgRecords(f->b, kn_first_non_phi(bb));
+    else
+      LLVMPositionBuilderBefore(f->b, LLVMGetNextInstruction(inst));
     emit_tangent(f, inst);
   }
   arrfree(insts);

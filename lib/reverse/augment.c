@@ -536,7 +536,8 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     set_shadow(r, inst, LLVMBuildPhi(r->ab, LLVMTypeOf(inst), "shadow"));
   } else if (op == LLVMAlloca) {
     /* The reverse sweep outlives this frame: the shadow goes on the heap. */
-    set_shadow(r, inst, kn_call_calloc(r->ab, alloca_size(r->ab, inst)));
+    kn_align_local(inst);
+    set_shadow(r, inst, kn_call_calloc_aligned(r->ab, alloca_size(r->ab, inst), LLVMGetAlignment(inst)));
   }
 }
 
@@ -603,7 +604,7 @@ void rev_add_from_index(Reverse *r, LLVMBasicBlockRef bb) {
     vmap_put(&r->from, LLVMBasicBlockAsValue(bb), from);
     return;
   }
-  LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(bb));
+  LLVMPositionBuilderBeforeInstrAndDbgRecords(r->ab, LLVMGetFirstInstruction(bb));
   LLVMValueRef phi = LLVMBuildPhi(r->ab, i32(), "from");
   for (ptrdiff_t i = 0; i < arrlen(preds); i++)
     rev_add_incoming_per_edge(phi, LLVMConstInt(i32(), (unsigned long long)i, 0), preds[i]);
@@ -620,8 +621,12 @@ void rev_augment(Reverse *r) {
       LLVMValueRef inst = insts[i];
       if (LLVMIsATerminatorInst(inst) || unsupported_instruction(r, inst))
         continue;
-      LLVMValueRef next = LLVMIsAPHINode(inst) ? kn_first_non_phi(bb) : LLVMGetNextInstruction(inst);
-      LLVMPositionBuilderBefore(r->ab, next);
+      /* A phi's shadow is a phi: before the debug records of the first
+       * instruction after the phis, which no phi may carry (-g). */
+      if (LLVMIsAPHINode(inst))
+        LLVMPositionBuilderBeforeInstrAndDbgRecords(r->ab, kn_first_non_phi(bb));
+      else
+        LLVMPositionBuilderBefore(r->ab, LLVMGetNextInstruction(inst));
       augment_instruction(r, inst);
     }
     arrfree(insts);
@@ -674,7 +679,8 @@ void rev_keep_stack_alive(Reverse *r) {
       LLVMInstructionEraseFromParent(markers[m]);
     arrfree(markers);
     LLVMPositionBuilderBefore(r->ab, allocas[i]);
-    LLVMValueRef heap = kn_call_calloc(r->ab, alloca_size(r->ab, allocas[i]));
+    kn_align_local(allocas[i]);
+    LLVMValueRef heap = kn_call_calloc_aligned(r->ab, alloca_size(r->ab, allocas[i]), LLVMGetAlignment(allocas[i]));
     LLVMReplaceAllUsesWith(allocas[i], heap);
     LLVMInstructionEraseFromParent(allocas[i]);
     vset_add(&r->stack_on_heap, heap);

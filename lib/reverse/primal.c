@@ -38,7 +38,7 @@ static bool exits_are_dedicated(Reverse *r, Loop *loop) {
  * block, a phi of its final value. */
 static void count_loop(Reverse *r, Loop *loop) {
   CountedLoop counted = {.loop = loop};
-  LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(loop->header));
+  LLVMPositionBuilderBeforeInstrAndDbgRecords(r->ab, LLVMGetFirstInstruction(loop->header));
   counted.counter = LLVMBuildPhi(r->ab, i64(), "iteration");
   LLVMPositionBuilderBefore(r->ab, LLVMGetBasicBlockTerminator(loop->latch));
   LLVMValueRef next = LLVMBuildAdd(r->ab, counted.counter, const64(1), "iteration.next");
@@ -50,7 +50,7 @@ static void count_loop(Reverse *r, Loop *loop) {
     LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, exit);
     if (loop_contains(loop, exit) || !arrlen(preds) || !loop_contains(loop, preds[0]))
       continue;
-    LLVMPositionBuilderBefore(r->ab, LLVMGetFirstInstruction(exit));
+    LLVMPositionBuilderBeforeInstrAndDbgRecords(r->ab, LLVMGetFirstInstruction(exit));
     LLVMValueRef count = LLVMBuildPhi(r->ab, i64(), "iterations");
     for (ptrdiff_t i = 0; i < arrlen(preds); i++)
       rev_add_incoming_per_edge(count, counted.counter, preds[i]);

@@ -16,6 +16,15 @@ LLVMValueRef rev_tape_vector_field(LLVMBuilderRef b, LLVMValueRef vec, TapeVecto
   return LLVMBuildStructGEP2(b, rev_tape_vector_type(), vec, f, "");
 }
 
+/* The tape's memory comes from calloc and realloc, aligned to 16 bytes,
+ * or from a caller, and a record's stride is its size: a recorded value
+ * may be less aligned there than its type wants (an AVX vector, 32), so
+ * the tape is written and read at most 16-byte aligned. */
+static void tape_access(LLVMValueRef inst) {
+  if (LLVMGetAlignment(inst) > 16)
+    LLVMSetAlignment(inst, 16);
+}
+
 /* Room for twice the records plus 16: realloc on the CPU; device code has
  * none, and grows in the launch's tape arena (cuda/arena.c). */
 static void grow_vector(LLVMBuilderRef b, LLVMValueRef vec, LLVMValueRef size) {
@@ -267,8 +276,8 @@ void rev_write_records(Reverse *r, LLVMTypeRef tape) {
     LLVMValueRef at =
         record->once ? field : LLVMBuildCall2(r->ab, LLVMGlobalGetValueType(push), push, args, 2, "");
     for (ptrdiff_t k = 0; k < arrlen(record->roots); k++)
-      LLVMBuildStore(r->ab, record->roots[k],
-                     LLVMBuildStructGEP2(r->ab, record->record, at, (unsigned)k, ""));
+      tape_access(LLVMBuildStore(r->ab, record->roots[k],
+                                 LLVMBuildStructGEP2(r->ab, record->record, at, (unsigned)k, "")));
   }
 }
 
@@ -299,6 +308,7 @@ void rev_read_records(Reverse *r, LLVMTypeRef tape) {
     if (record->once) {
       LLVMValueRef at = LLVMBuildStructGEP2(r->b, tape, tape_arg, record->tape_field, "");
       LLVMSetOperand(p->load, 0, LLVMBuildStructGEP2(r->b, record->record, at, field_of(record, p->root), ""));
+      tape_access(p->load);
       continue;
     }
     if (!record->counter)
@@ -310,6 +320,7 @@ void rev_read_records(Reverse *r, LLVMTypeRef tape) {
     LLVMValueRef at = LLVMBuildGEP2(r->b, LLVMInt8TypeInContext(ctx()), data, &offset, 1, "");
     LLVMValueRef field = LLVMBuildStructGEP2(r->b, record->record, at, field_of(record, p->root), "");
     LLVMSetOperand(p->load, 0, field);
+    tape_access(p->load);
   }
 }
 

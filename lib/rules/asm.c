@@ -1,5 +1,6 @@
-/* The inline assembly of CUDA's __half and __nv_bfloat16 and of the loads
- * and stores with cache hints (rules/asm.def), replaced by the IR it means
+/* The inline assembly of CUDA's __half and __nv_bfloat16, of the loads
+ * and stores with cache hints and of Eigen's x86 packet max and min
+ * (rules/asm.def), replaced by the IR it means
  * in a copy about to be differentiated. The
  * headers wrap each instruction in a small function taking and returning
  * the 16-bit struct; those are inlined into the copy first, so that after
@@ -17,6 +18,8 @@ typedef enum {
   ASM_ROUND_TRUNC, ASM_ROUND_CEIL, ASM_ROUND_FLOOR, ASM_ROUND_EVEN, /* to integral values */
   ASM_FADD, ASM_FSUB, ASM_FMUL, ASM_FMA, ASM_FNEG, ASM_FABS, ASM_FMIN, ASM_FMAX,
   ASM_FMIN_NAN, ASM_FMAX_NAN,                              /* NaN if either is */
+  ASM_X86_MAX, ASM_X86_MIN,                                /* SSE's: the second where unordered */
+  ASM_X86_BARRIER,                                         /* the value stored back */
   ASM_RCP_APPROX_FTZ, ASM_DIV_APPROX,                      /* as NVVM intrinsics */
   ASM_PACK_TRUNC, ASM_SPLAT_TRUNC, ASM_PACK,               /* into pairs */
   ASM_LANE0, ASM_LANE1,                                    /* out of pairs */
@@ -265,6 +268,12 @@ static LLVMTypeRef type_named(const char *name) {
 
 static bool is_any16(const AsmRow *row) { return !strcmp(row->type, "any16"); }
 
+/* The type `call` of `row` computes in: its own where the row says
+ * "vector" (x86 registers, whose text does not say the width). */
+static LLVMTypeRef type_of_row(const AsmRow *row, LLVMValueRef call) {
+  return strcmp(row->type, "vector") ? type_named(row->type) : LLVMTypeOf(call);
+}
+
 /* `v` read as `type` (the same bits). */
 static LLVMValueRef as(LLVMBuilderRef b, LLVMValueRef v, LLVMTypeRef type) {
   return LLVMTypeOf(v) == type ? v : LLVMBuildBitCast(b, v, type, "");
@@ -362,7 +371,7 @@ static void store_elements(LLVMBuilderRef b, LLVMValueRef base, LLVMTypeRef t, L
 }
 
 /* What `row` computes from the operands x, read as its type t; NULL for a
- * store, which computes nothing. */
+ * store, which computes nothing (nor does a barrier, which is one). */
 static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x, unsigned n,
                             LLVMTypeRef t, LLVMTypeRef result) {
   switch (row->op) {
@@ -380,6 +389,9 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   case ASM_FMAX: return intrinsic(b, "llvm.maxnum", t, x, 2);
   case ASM_FMIN_NAN: return intrinsic(b, "llvm.minimum", t, x, 2);
   case ASM_FMAX_NAN: return intrinsic(b, "llvm.maximum", t, x, 2);
+  case ASM_X86_MAX: return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x[1], x[0], ""), x[1], x[0], "");
+  case ASM_X86_MIN: return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x[1], x[0], ""), x[1], x[0], "");
+  case ASM_X86_BARRIER: LLVMBuildStore(b, barrier_keep(b, x[1]), x[0]); return NULL;
   case ASM_ROUND_TRUNC: return intrinsic(b, "llvm.trunc", t, x, 1);
   case ASM_ROUND_CEIL: return intrinsic(b, "llvm.ceil", t, x, 1);
   case ASM_ROUND_FLOOR: return intrinsic(b, "llvm.floor", t, x, 1);
@@ -431,7 +443,7 @@ static LLVMValueRef clamped(LLVMBuilderRef b, AsmClamp clamp, LLVMValueRef v) {
 static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v) {
   switch (row->op) {
   case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: case ASM_SHFL_DOWN_ADD:
-  case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: return LLVMTypeOf(v);
+  case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: case ASM_X86_BARRIER: return LLVMTypeOf(v);
   case ASM_PACK: return LLVMGetElementType(t);
   default: return t;
   }
@@ -495,7 +507,7 @@ bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject) {
         arrput(calls, inst);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (ptrdiff_t k = 0; k < arrlen(calls); k++)
-    replace(b, calls[k], row_of(calls[k]), type_named(row_of(calls[k])->type));
+    replace(b, calls[k], row_of(calls[k]), type_of_row(row_of(calls[k]), calls[k]));
   LLVMDisposeBuilder(b);
   arrfree(calls);
   return true;

@@ -332,6 +332,8 @@ const Registration *registry_of(LLVMValueRef fn) {
 
 bool registry_inactive_global(LLVMValueRef global) { return vset_has(&inactive_globals, global); }
 
+void registry_set_inactive(LLVMValueRef fn) { entry_for(fn)->inactive = true; }
+
 LLVMValueRef registry_user_shadow(LLVMValueRef global) { return vmap_get(&user_shadows, global); }
 
 bool registry_check_arity(LLVMValueRef custom, unsigned expected, LLVMValueRef call,

@@ -57,12 +57,14 @@ extern "C" {
 void *__libc_malloc(size_t);
 void *__libc_calloc(size_t, size_t);
 void *__libc_realloc(void *, size_t);
+void *__libc_memalign(size_t, size_t);
 void __libc_free(void *);
 }
 static long live_blocks;
 extern "C" void *malloc(size_t n) { return live_blocks++, __libc_malloc(n); }
 extern "C" void *calloc(size_t n, size_t size) { return live_blocks++, __libc_calloc(n, size); }
 extern "C" void *realloc(void *p, size_t n) { return live_blocks += p == nullptr, __libc_realloc(p, n); }
+extern "C" void *aligned_alloc(size_t a, size_t n) { return live_blocks++, __libc_memalign(a, n); }
 extern "C" void free(void *p) { live_blocks -= p != nullptr, __libc_free(p); }
 
 __global__ void scale(float *y, const float *x, float a, int n) {

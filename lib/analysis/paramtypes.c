@@ -1,0 +1,113 @@
+/* What a C++ function's pointer parameters point to, as its source says.
+ *
+ * With opaque pointers a parameter is `ptr` whatever it points to, and
+ * unoptimised code has no TBAA; but a C++ function's mangled name spells
+ * its parameters' types: Eigen's `DefaultDevice::get<float *>(float *)`
+ * takes floats, which is what the tensors' untyped copies between such
+ * pointers move (copytypes.c). The name is read demangled, its parameter
+ * list split at the top level. */
+#include "kinase.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status);
+
+/* The scalars a parameter may point to that copies tell apart, named as
+ * clang's TBAA names them (kn_tbaa_named_type): the floats, and the
+ * integers as wide as the one integer type copies are split into. */
+static const char *const scalar_names[] = {"float", "double", "long"};
+
+static bool ends_with(const char *s, size_t len, const char *tail) {
+  size_t n = strlen(tail);
+  return len >= n && !strncmp(s + len - n, tail, n);
+}
+
+/* The scalar a parameter's spelling `s` (len bytes: "float const*",
+ * "double&", "float* __restrict") points or refers to; NULL if it is no
+ * pointer or reference to one. */
+static LLVMTypeRef pointee_of(const char *s, size_t len) {
+  static const char *const qualifiers[] = {" __restrict", " const", " volatile"};
+  for (bool again = true; again;) {
+    again = false;
+    for (size_t q = 0; q < sizeof qualifiers / sizeof *qualifiers; q++)
+      if (ends_with(s, len, qualifiers[q])) {
+        len -= strlen(qualifiers[q]);
+        again = true;
+      }
+  }
+  if (!len || (s[len - 1] != '*' && s[len - 1] != '&'))
+    return NULL;
+  len -= ends_with(s, len, "&&") ? 2 : 1;
+  if (ends_with(s, len, " const"))
+    len -= strlen(" const");
+  for (size_t i = 0; i < sizeof scalar_names / sizeof *scalar_names; i++)
+    if (strlen(scalar_names[i]) == len && !strncmp(s, scalar_names[i], len))
+      return kn_tbaa_named_type(scalar_names[i]);
+  return NULL;
+}
+
+/* Where the parameter list of the demangled `name` opens: the '(' that
+ * the last ')' closes (qualifiers such as " const" may follow it). */
+static const char *parameter_list(const char *name) {
+  const char *close = strrchr(name, ')');
+  int depth = 0;
+  for (const char *c = close; c && c >= name; c--) {
+    depth += (*c == ')') - (*c == '(');
+    if (!depth)
+      return c;
+  }
+  return NULL;
+}
+
+/* Parameter `wanted` of the list opening at `open`: its spelling and
+ * length in *len, or NULL when there are fewer; *count is the number of
+ * parameters. */
+static const char *nth_parameter(const char *open, unsigned wanted, size_t *len, unsigned *count) {
+  const char *found = NULL, *start = open + 1;
+  int depth = 0;
+  *count = 0;
+  for (const char *c = start;; c++) {
+    if (depth == 0 && (*c == ',' || *c == ')')) {
+      if (c > start) {
+        if (*count == wanted) {
+          found = start;
+          *len = (size_t)(c - start);
+        }
+        ++*count;
+      }
+      if (*c == ')')
+        return found;
+      start = c + 2; /* past ", " */
+      continue;
+    }
+    depth += (*c == '(' || *c == '<') - (*c == ')' || *c == '>');
+  }
+}
+
+LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index) {
+  const char *mangled = kn_function_name(fn);
+  if (strncmp(mangled, "_Z", 2))
+    return NULL;
+  int status = -1;
+  char *name = __cxa_demangle(mangled, NULL, NULL, &status);
+  const char *open = status == 0 && name ? parameter_list(name) : NULL;
+  LLVMTypeRef type = NULL;
+  if (open) {
+    /* The IR's first parameters may be the source's hidden ones: the
+     * result's place (sret), then `this`, which the list does not show. */
+    unsigned ir_count = LLVMCountParams(fn), count = 0, hidden = 0;
+    size_t len = 0;
+    nth_parameter(open, 0, &len, &count);
+    if (ir_count && LLVMGetEnumAttributeAtIndex(fn, 1, LLVMGetEnumAttributeKindForName("sret", 4)))
+      hidden++;
+    if (ir_count == count + hidden + 1)
+      hidden++;
+    const char *spelled = index >= hidden && ir_count == count + hidden
+                              ? nth_parameter(open, index - hidden, &len, &count)
+                              : NULL;
+    type = spelled ? pointee_of(spelled, len) : NULL;
+  }
+  free(name);
+  return type;
+}

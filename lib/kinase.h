@@ -94,6 +94,8 @@ LLVMValueRef kn_first_non_phi(LLVMBasicBlockRef bb);
 LLVMValueRef kn_constant_string(LLVMBuilderRef b, const char *text);
 /* A builder at the start of fn's entry block, for allocas. */
 LLVMBuilderRef kn_entry_builder(LLVMValueRef fn);
+/* The declaration of C function `name`, made nounwind where it is new. */
+LLVMValueRef kn_libc_function(const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n);
 /* Calls C library or Kinase runtime function `name` (declared on first
  * use, from the arguments' types) from generated code; calloc(1, size) and
  * free(p) for shadows and tapes. */
@@ -1261,6 +1263,9 @@ void cuda_symbol_copy_live(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef sub
  * launches read the variable as they did. */
 LLVMValueRef cuda_symbol_snapshot(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
 void cuda_symbol_restore(LLVMBuilderRef b, LLVMValueRef snapshot, LLVMValueRef subject);
+/* What frees such a snapshot where no reverse puts it back (an exception
+ * unwinding through the forward sweep): a function of one pointer. */
+LLVMValueRef cuda_symbol_discard_function(void);
 /* Before a request for `subject` in a CUDA host module: zeroes the device
  * shadows of the file's __device__ and __constant__ variables holding
  * floats, so that adjoints the kernels left there in an earlier request

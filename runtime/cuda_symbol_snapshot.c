@@ -65,6 +65,12 @@ void __kinase_symbol_restore(void *snapshot, const char *where) {
   free(s);
 }
 
+void __kinase_symbol_discard(void *snapshot) {
+  Snapshot *s = snapshot;
+  CHECK("an exception unwinding through a request", cudaFree, s->saved);
+  free(s);
+}
+
 void kinase_rt_restore_variable(void *final, const char *where) {
   put_back(final, where);
   free(final);

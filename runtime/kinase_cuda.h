@@ -344,6 +344,9 @@ void __kinase_symbol_shadow_clear(const void *stub, const char *name, const char
 void *__kinase_symbol_snapshot(const void *stub, const char *name, size_t offset, size_t bytes,
                                const char *where);
 void __kinase_symbol_restore(void *snapshot, const char *where);
+/* Frees a snapshot no reverse put back: an exception unwound through the
+ * forward sweep, and the variable keeps what the function left. */
+void __kinase_symbol_discard(void *snapshot);
 /* Forward mode: tdst = tsrc, bytes of tangents, host or device; a NULL tsrc
  * zeroes tdst. Returns once done. */
 void __kinase_copy_tangent(void *tdst, const void *tsrc, size_t bytes, void *stream,

@@ -209,19 +209,24 @@ LLVMValueRef kn_constant_string(LLVMBuilderRef b, const char *text) {
   return global;
 }
 
-LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
-                          unsigned n) {
+LLVMValueRef kn_libc_function(const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n) {
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
   if (!fn) {
-    LLVMTypeRef params[16];
-    for (unsigned i = 0; i < n && i < 16; i++)
-      params[i] = LLVMTypeOf(args[i]);
     fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(ret, params, n, 0));
     /* C throws no exceptions: calls of it stay calls where a derivative
      * is inlined into an invoke (core/unwind.c). */
     unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(kn_module.ctx, nounwind, 0));
   }
+  return fn;
+}
+
+LLVMValueRef kn_call_libc(LLVMBuilderRef b, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
+                          unsigned n) {
+  LLVMTypeRef params[16];
+  for (unsigned i = 0; i < n && i < 16; i++)
+    params[i] = LLVMTypeOf(args[i]);
+  LLVMValueRef fn = kn_libc_function(name, ret, params, n);
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 

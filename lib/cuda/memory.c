@@ -367,6 +367,11 @@ void cuda_symbol_restore(LLVMBuilderRef b, LLVMValueRef snapshot, LLVMValueRef s
   kn_call_libc(b, "__kinase_symbol_restore", LLVMVoidTypeInContext(kn_module.ctx), args, 2);
 }
 
+LLVMValueRef cuda_symbol_discard_function(void) {
+  LLVMTypeRef ptr = ptr_type();
+  return kn_libc_function("__kinase_symbol_discard", LLVMVoidTypeInContext(kn_module.ctx), &ptr, 1);
+}
+
 void cuda_symbol_copy_live(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject) {
   LLVMValueRef handle = kn_strip_casts(LLVMGetOperand(call, 0)), stub = file_kernel_stub();
   if (!LLVMIsAGlobalVariable(handle) || !stub)

@@ -531,8 +531,10 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
         r->failed |= !cuda_symbol_copy_derivative(r->b, rule, call, primal_in_sweep, r,
                                                   dother ? rev_primal(r, dother) : NULL, r->sig->fn);
       LLVMValueRef snapshot = rule->cuda->to_symbol ? vmap_get(&r->shadow, call) : NULL;
-      if (snapshot)
+      if (snapshot) {
         cuda_symbol_restore(r->b, rev_primal(r, snapshot), r->sig->fn);
+        rev_own(r, (Owned){.value = snapshot, .how = RELEASE_CALL, .function = cuda_symbol_discard_function()});
+      }
       return;
     }
     if (!is_varied(r, dst))

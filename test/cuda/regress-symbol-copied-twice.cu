@@ -26,6 +26,11 @@
 // CHECK: call ptr @__kinase_symbol_snapshot(ptr {{.*}}, ptr {{.*}}@kinase.text.w, i64 0, i64 8,
 // CHECK: {{call|invoke}} {{.*}}@cudaMemcpyToSymbol(
 // CHECK: call ptr @__kinase_symbol_snapshot(
+// Where an exception unwinds through the forward sweep, no reverse puts the
+// snapshots back: the pair's release frees them.
+// CHECK-LABEL: define internal void @__kinase_free_{{.*}}two_steps
+// CHECK: call void @__kinase_symbol_discard(
+// CHECK: call void @__kinase_symbol_discard(
 
 #include <kinase.h>
 #include <math.h>

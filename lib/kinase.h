@@ -1253,15 +1253,14 @@ bool cuda_symbol_source_varied(ValueSet *varied, LLVMValueRef call);
 bool cuda_symbol_copy_derivative(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
                                  CudaOperandFn primal, void *sweep, LLVMValueRef shadow,
                                  LLVMValueRef subject);
-/* Before a copy to a __device__ variable from memory with a shadow, in the
- * forward sweep: the derivative kernels of launches are to add adjoints
- * into the variable's shadow (cuda/liveflag.c). */
-void cuda_symbol_copy_live(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
 /* Before a copy to a __device__ variable holding floats, in the forward
- * sweep: a snapshot of what it overwrites (NULL where none is needed); the
- * copy's reverse puts it back, so that the reverse kernels of earlier
+ * sweep: where the source has a shadow, the derivative kernels of launches
+ * are to add adjoints into the variable's shadow (cuda/liveflag.c); and a
+ * snapshot of what the copy overwrites (NULL where none is needed), which
+ * the copy's reverse puts back, so that the reverse kernels of earlier
  * launches read the variable as they did. */
-LLVMValueRef cuda_symbol_snapshot(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
+LLVMValueRef cuda_before_symbol_copy(LLVMBuilderRef b, LLVMValueRef call, bool source_varied,
+                                     LLVMValueRef subject);
 void cuda_symbol_restore(LLVMBuilderRef b, LLVMValueRef snapshot, LLVMValueRef subject);
 /* What frees such a snapshot where no reverse puts it back (an exception
  * unwinding through the forward sweep): a function of one pointer. */

@@ -12,13 +12,14 @@
 
 #include "cuda_rt.h"
 
-/* __kinase_shadow_NAME in `module`: its address and size, 0 where the
- * module has none (the variable holds no floats). */
-static CUdeviceptr module_shadow(CUmodule module, const char *name, size_t *bytes, const char *where) {
-  static const char prefix[] = "__kinase_shadow_";
-  char *symbol = kinase_rt_alloc(sizeof prefix + strlen(name), where);
-  memcpy(symbol, prefix, sizeof prefix - 1);
-  strcpy(symbol + sizeof prefix - 1, name);
+/* PREFIXNAME in `module`: its address and size, 0 where the module has
+ * none (the variable holds no floats, or no device code leaves it alone). */
+static CUdeviceptr module_global(CUmodule module, const char *prefix, const char *name, size_t *bytes,
+                                 const char *where) {
+  size_t length = strlen(prefix);
+  char *symbol = kinase_rt_alloc(length + strlen(name) + 1, where);
+  memcpy(symbol, prefix, length);
+  strcpy(symbol + length, name);
   CUdeviceptr address;
   CUresult status = cuModuleGetGlobal(&address, bytes, module, symbol);
   free(symbol);
@@ -26,6 +27,11 @@ static CUdeviceptr module_shadow(CUmodule module, const char *name, size_t *byte
     return 0;
   kinase_rt_check_cu(status, "cuModuleGetGlobal", where);
   return address;
+}
+
+/* __kinase_shadow_NAME in `module`. */
+static CUdeviceptr module_shadow(CUmodule module, const char *name, size_t *bytes, const char *where) {
+  return module_global(module, "__kinase_shadow_", name, bytes, where);
 }
 
 /* ---- live flags ----
@@ -41,18 +47,8 @@ static CUdeviceptr *live_flags;
 static size_t nlive, live_capacity;
 
 static CUdeviceptr live_flag(CUmodule module, const char *name, const char *where) {
-  static const char prefix[] = "__kinase_live_";
-  char *symbol = kinase_rt_alloc(sizeof prefix + strlen(name), where);
-  memcpy(symbol, prefix, sizeof prefix - 1);
-  strcpy(symbol + sizeof prefix - 1, name);
-  CUdeviceptr address;
   size_t bytes;
-  CUresult status = cuModuleGetGlobal(&address, &bytes, module, symbol);
-  free(symbol);
-  if (status == CUDA_ERROR_NOT_FOUND)
-    return 0;
-  kinase_rt_check_cu(status, "cuModuleGetGlobal", where);
-  return address;
+  return module_global(module, "__kinase_live_", name, &bytes, where);
 }
 
 /* Removes `flag` from the set flags; whether it was there. */
@@ -71,12 +67,7 @@ static void set_live(CUmodule module, const char *name, const char *where) {
     return;
   pthread_mutex_lock(&live_lock);
   bool set = take_live(flag);
-  if (nlive == live_capacity) {
-    live_capacity = live_capacity ? 2 * live_capacity : 8;
-    live_flags = realloc(live_flags, live_capacity * sizeof *live_flags);
-    if (!live_flags)
-      kinase_rt_fail(where, "out of host memory");
-  }
+  kinase_rt_reserve((void **)&live_flags, nlive, &live_capacity, sizeof *live_flags, where);
   live_flags[nlive++] = flag;
   pthread_mutex_unlock(&live_lock);
   if (!set) { /* a copy from pageable memory: done when it returns */

@@ -351,13 +351,18 @@ void cuda_clear_symbol_shadows(LLVMBuilderRef b, LLVMValueRef subject) {
   }
 }
 
-LLVMValueRef cuda_symbol_snapshot(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject) {
+LLVMValueRef cuda_before_symbol_copy(LLVMBuilderRef b, LLVMValueRef call, bool source_varied,
+                                     LLVMValueRef subject) {
   LLVMValueRef handle = kn_strip_casts(LLVMGetOperand(call, 0)), stub = file_kernel_stub();
   if (!LLVMIsAGlobalVariable(handle) || !stub || !kn_type_has_floats(LLVMGlobalGetValueType(handle)))
     return NULL; /* no derivative goes through it, or the copy's reverse reports it */
-  LLVMValueRef args[5] = {stub, kn_constant_string(b, kn_value_name(handle)),
-                          size_value(b, LLVMGetOperand(call, 3)), size_value(b, LLVMGetOperand(call, 2)),
-                          where_string(b, subject)};
+  LLVMValueRef name = kn_constant_string(b, kn_value_name(handle)), where = where_string(b, subject);
+  if (source_varied) {
+    LLVMValueRef live[3] = {stub, name, where};
+    kn_call_libc(b, "__kinase_symbol_live", LLVMVoidTypeInContext(kn_module.ctx), live, 3);
+  }
+  LLVMValueRef args[5] = {stub, name, size_value(b, LLVMGetOperand(call, 3)), size_value(b, LLVMGetOperand(call, 2)),
+                          where};
   defers = true; /* the request puts the variable's last value back at its end */
   return kn_call_libc(b, "__kinase_symbol_snapshot", ptr_type(), args, 5);
 }
@@ -370,14 +375,6 @@ void cuda_symbol_restore(LLVMBuilderRef b, LLVMValueRef snapshot, LLVMValueRef s
 LLVMValueRef cuda_symbol_discard_function(void) {
   LLVMTypeRef ptr = ptr_type();
   return kn_libc_function("__kinase_symbol_discard", LLVMVoidTypeInContext(kn_module.ctx), &ptr, 1);
-}
-
-void cuda_symbol_copy_live(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject) {
-  LLVMValueRef handle = kn_strip_casts(LLVMGetOperand(call, 0)), stub = file_kernel_stub();
-  if (!LLVMIsAGlobalVariable(handle) || !stub)
-    return; /* the copy's reverse reports it */
-  LLVMValueRef args[3] = {stub, kn_constant_string(b, kn_value_name(handle)), where_string(b, subject)};
-  kn_call_libc(b, "__kinase_symbol_live", LLVMVoidTypeInContext(kn_module.ctx), args, 3);
 }
 
 static LLVMValueRef operand_of(CudaOperandFn primal, void *sweep, LLVMValueRef call, unsigned i) {

@@ -261,27 +261,7 @@ bool rev_may_read_shadows(LLVMValueRef inst) {
   }
 }
 
-static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load);
-
-/* Into the shadow of a variable only the host writes: only while the
- * runtime's flag says a request moves derivatives through it
- * (cuda/liveflag.c), the adds made and flushed behind the branch. */
-static void accumulate_if_live(Reverse *r, LLVMValueRef flag, LLVMValueRef shadow, LLVMValueRef a,
-                               LLVMValueRef load) {
-  LLVMBasicBlockRef after = cuda_branch_if_live(r->b, flag);
-  HeldAdd *owned = r->owned_adds, *warp = r->warp_adds;
-  r->owned_adds = r->warp_adds = NULL;
-  accumulate_into(r, shadow, a, load);
-  rev_flush_held_adds(r);
-  arrfree(r->owned_adds);
-  arrfree(r->warp_adds);
-  r->owned_adds = owned;
-  r->warp_adds = warp;
-  LLVMBuildBr(r->b, after);
-  LLVMPositionBuilderAtEnd(r->b, after);
-}
-
-static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+static void accumulate_unguarded(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
   LLVMTypeRef type = LLVMTypeOf(a);
   const Registration *marked = registry_of(r->sig->fn);
   LLVMValueRef base = kn_underlying_object(LLVMGetOperand(load, 0));
@@ -291,13 +271,6 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
    * where atomics are not even defined. */
   bool own_copy = LLVMIsAAllocaInst(base) || vset_has(&r->byval_params, base);
   bool shared = !own_copy && !elementwise;
-  LLVMValueRef flag = kn_module.gpu && !r->guarding_live ? cuda_live_flag_of(base) : NULL;
-  if (flag) {
-    r->guarding_live = true;
-    accumulate_if_live(r, flag, shadow, a, load);
-    r->guarding_live = false;
-    return;
-  }
   if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
     if (kn_module.gpu && elementwise)
       rev_remark_accumulation(r, load, ACC_PLAIN,
@@ -320,6 +293,32 @@ static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLV
     arrput(r->warp_adds, ((HeldAdd){shadow, a, load}));
   else
     add_atomically(r, shadow, a, load);
+}
+
+/* Into the shadow of a variable only the host writes: only while the
+ * runtime's flag says a request moves derivatives through it
+ * (cuda/liveflag.c), the adds made and flushed behind the branch. */
+static void accumulate_if_live(Reverse *r, LLVMValueRef flag, LLVMValueRef shadow, LLVMValueRef a,
+                               LLVMValueRef load) {
+  LLVMBasicBlockRef after = cuda_branch_if_live(r->b, flag);
+  HeldAdd *owned = r->owned_adds, *warp = r->warp_adds;
+  r->owned_adds = r->warp_adds = NULL;
+  accumulate_unguarded(r, shadow, a, load);
+  rev_flush_held_adds(r);
+  arrfree(r->owned_adds);
+  arrfree(r->warp_adds);
+  r->owned_adds = owned;
+  r->warp_adds = warp;
+  LLVMBuildBr(r->b, after);
+  LLVMPositionBuilderAtEnd(r->b, after);
+}
+
+static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+  LLVMValueRef flag = kn_module.gpu ? cuda_live_flag_of(LLVMGetOperand(load, 0)) : NULL;
+  if (flag)
+    accumulate_if_live(r, flag, shadow, a, load);
+  else
+    accumulate_unguarded(r, shadow, a, load);
 }
 
 /* A store overwrites what its location held: the adjoint there goes to the

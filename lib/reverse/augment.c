@@ -340,12 +340,11 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     LLVMInstructionEraseFromParent(call);
     break;
   case RULE_MEMCPY:
-    if (!rule->cuda->to_symbol)
+    if (!rule->cuda->to_symbol) {
       r->failed |= unsupported_unshadowed_write(&r->varied, call, dst, cuda_copy_source(rule, call), r->sig->fn);
-    else if (cuda_symbol_source_varied(&r->varied, call))
-      cuda_symbol_copy_live(before, call, r->sig->fn);
-    if (rule->cuda->to_symbol) {
-      LLVMValueRef snapshot = cuda_symbol_snapshot(before, call, r->sig->fn);
+    } else {
+      LLVMValueRef snapshot = cuda_before_symbol_copy(before, call, cuda_symbol_source_varied(&r->varied, call),
+                                                      r->sig->fn);
       if (snapshot) {
         set_shadow(r, call, snapshot);
         r->defers_release = true;

@@ -123,7 +123,6 @@ typedef struct {
   ValueSet byval_params;   /* aug parameters that are structs passed by value: the callee's own */
   HeldAdd *owned_adds;     /* rev: adds to shadows the thread owns, not yet emitted */
   HeldAdd *warp_adds;      /* rev: adds the lanes of a warp may share, not yet emitted */
-  bool guarding_live;      /* rev: an add behind a variable's live flag is being made */
   LLVMValueRef *held_clears; /* rev: stores of 0 into shadows, not yet placed (clears.c) */
   ptrdiff_t clears_land;   /* the index in blocks whose reverse places them */
   ptrdiff_t reversing;     /* the index in blocks of the block being reversed */

@@ -960,6 +960,11 @@ void cuda_mirror_barrier(LLVMBuilderRef b, LLVMValueRef call, const WarpOp *op, 
  * args: the shuffle's arguments as the reverse sweep sees them. May leave
  * `b` in a new block. */
 LLVMValueRef cuda_shuffle_transpose(LLVMBuilderRef b, const WarpOp *op, LLVMValueRef *args, LLVMValueRef dy);
+/* Whether all 32 lanes of the warp run this instruction together. */
+LLVMValueRef cuda_warp_is_whole(LLVMBuilderRef b);
+/* Whether every lane of a whole warp holds the same value of each of
+ * values[0..n) (pointers, integers up to 64 bits, floats): an i1. */
+LLVMValueRef cuda_lanes_agree(LLVMBuilderRef b, LLVMValueRef *values, unsigned n);
 /* Emits a branch to `agree` when all 32 lanes of the warp are here, each at
  * the same `addresses` (only then may their adds be summed across the warp,
  * cuda_warp_total), else to `disagree`. */

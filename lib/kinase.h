@@ -755,6 +755,9 @@ void cuda_drop_repeated_global_writes(LLVMValueRef aug);
  * other values than the kernel drew. Shared memory is the block's own,
  * made afresh in each run. */
 const char *cuda_unrepeatable_atomic(LLVMValueRef aug);
+/* Why kernel `body` cannot have reverse kernels because it reads and
+ * writes a __device__ variable (malloc'd), or NULL. */
+char *cuda_unrepeatable_global(LLVMValueRef body);
 
 /* ---- core/structcopy.c: the fields of structs, and copies of whole ones ---- */
 

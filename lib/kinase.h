@@ -386,6 +386,11 @@ void simplify_control(LLVMValueRef fn);
 /* Inlines, across the module, the call sites marked alwaysinline (a caller
  * marks the ones it wants). */
 void simplify_inline_marked_calls(void);
+/* splitloads.c: each load through a select between a Const pointer
+ * parameter's memory and other memory (one load on two paths in the
+ * source, merged by instcombine) becomes a branch with a load on each
+ * side. */
+void split_loads_choosing_const_memory(const Signature *sig, LLVMValueRef copy);
 
 /* ---- iter.c: __enzyme_iter(n, k), n + k per order of differentiation ---- */
 

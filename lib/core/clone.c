@@ -176,6 +176,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   if (!kn_module.gpu && rule_inline_accessors(copy))
     simplify_registers(copy);
   simplify_control(copy);
+  split_loads_choosing_const_memory(sig, copy);
   barrier_settle(copy);
   kn_float_shuffles(copy);
   if (!unwind_detach(copy, sig->fn, unwinds)) {

@@ -700,6 +700,12 @@ static bool call_forward(Request *r, Signature *sig, LLVMTypeRef ret) {
   LLVMTypeRef declared = r->declared;
   sig->ret_tangent = LLVMGetTypeKind(declared) != LLVMVoidTypeKind && kn_type_has_floats(ret);
   sig->width = r->width;
+  /* A global has one shadow, which every lane would read and write. */
+  if (r->width > 1 && globals_reached_by(r->fn))
+    return request_error(r, "batch mode (enzyme_width) is not supported for '%s', which uses a global "
+                            "variable holding floats that the program writes: its one shadow cannot "
+                            "hold a tangent per lane",
+                         kn_function_name(r->fn));
   LLVMValueRef result =
       LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), r->args, r->nargs, "");
   globals_clear_before(result, r->fn);

@@ -56,7 +56,8 @@ static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
   if (is_varied(f, v)) {
     LLVMValueRef t = vmap_get(&f->tangent[f->lane], v);
     /* A global's shadow (globals_seed) is lane 0's only: every lane reads
-     * it, and batch mode refuses functions that may write one. */
+     * it, and a batch request of a function reaching a global the program
+     * writes is refused (abi/abi.c). */
     if (!t && LLVMIsAConstant(v))
       t = vmap_get(&f->tangent[0], v);
     if (!t)
@@ -420,16 +421,16 @@ static const struct {
     {RULE_LAUNCH, LANES_REFUSED, "launches a kernel, whose forward kernel would run once per lane"},
 };
 
-static const char *refused_in_batch(const Rule *rule) {
+static const char *refused_in_batch(RuleKind kind) {
   for (size_t i = 0; i < sizeof lane_uses / sizeof *lane_uses; i++)
-    if (lane_uses[i].kind == rule->kind && lane_uses[i].use == LANES_REFUSED)
+    if (lane_uses[i].kind == kind && lane_uses[i].use == LANES_REFUSED)
       return lane_uses[i].why;
   return NULL;
 }
 
-static LaneUse lane_use(const Rule *rule) {
+static LaneUse lane_use(RuleKind kind) {
   for (size_t i = 0; i < sizeof lane_uses / sizeof *lane_uses; i++)
-    if (lane_uses[i].kind == rule->kind)
+    if (lane_uses[i].kind == kind)
       return lane_uses[i].use;
   return LANES_EACH;
 }
@@ -461,12 +462,12 @@ static void custom_tangent(Forward *f, LLVMValueRef call) {
 }
 
 static void call_with_rule(Forward *f, LLVMValueRef call, const Rule *rule) {
-  const char *refused = f->width > 1 ? refused_in_batch(rule) : NULL;
+  const char *refused = f->width > 1 ? refused_in_batch(rule->kind) : NULL;
   if (refused) {
     fail(f, call, "batch mode (enzyme_width) is not supported here: it %s", refused);
     return;
   }
-  if (lane_use(rule) == LANES_SHARED) {
+  if (lane_use(rule->kind) == LANES_SHARED) {
     if (is_varied(f, call)) {
       LLVMValueRef args[4];
       unsigned nargs = LLVMGetNumArgOperands(call);
@@ -509,6 +510,9 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
                                     : "external function '%s' has no derivative rule and no body "
                                       "to differentiate",
          kn_function_name(callee));
+  } else if (f->width > 1 && cuda_is_launch_stub(callee)) {
+    /* a launch through <<<>>>: the launch rule's lanes */
+    fail(f, call, "batch mode (enzyme_width) is not supported here: it %s", refused_in_batch(RULE_LAUNCH));
   } else {
     call_derivative(f, call, callee, false); /* every lane in one call */
   }
@@ -699,23 +703,11 @@ static void seed_parameters(Forward *f, LLVMValueRef *primals, LLVMValueRef *sha
   f->lane = 0;
 }
 
-/* Every lane reads a global's one shadow (tangent_of): batch mode refuses
- * functions reaching a global that the program writes, whose tangents the
- * lanes would share. */
-static bool batch_globals_refused(Forward *f) {
-  if (f->width == 1 || !globals_reached_by(f->sig->fn))
-    return false;
-  kn_error(NULL, f->sig->fn, "batch mode (enzyme_width) is not supported for a function that uses a "
-                             "global variable holding floats that the program writes: its one shadow "
-                             "cannot hold a tangent per lane");
-  return true;
-}
-
 bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
   Forward f = {.sig = sig, .deriv = deriv, .b = LLVMCreateBuilderInContext(kn_module.ctx), .width = kn_width(sig)};
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
   UnwindEdge *unwinds = NULL;
-  if (batch_globals_refused(&f) || !adopt_simplified_body(sig, deriv, primals, shadows, &unwinds)) {
+  if (!adopt_simplified_body(sig, deriv, primals, shadows, &unwinds)) {
     arrfree(unwinds);
     LLVMDisposeBuilder(f.b);
     return false;

@@ -73,4 +73,14 @@ T2 batch_extra(double x) {
   // CHECK-DAG: {{.*}}batch-mode.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: in function 'batch_extra': __enzyme_batch: 'sq' has 1 parameter but the call passes 1 more argument
   return __enzyme_batch((void *)sq, enzyme_width, 2, enzyme_scalar, x, x);
 }
-// CHECK: 12 errors generated.
+double state;
+static double accumulate(double x) {
+  state += x;
+  return state * x;
+}
+
+T2 global_written(double x) {
+  // CHECK-DAG: {{.*}}batch-mode.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: in function 'global_written': __enzyme_fwddiff: batch mode (enzyme_width) is not supported for 'accumulate', which uses a global variable holding floats that the program writes: its one shadow cannot hold a tangent per lane
+  return __enzyme_fwddiff((void *)accumulate, enzyme_width, 2, x, 1.0, 2.0);
+}
+// CHECK: 13 errors generated.

@@ -307,6 +307,13 @@ unsigned abi_pieces(LLVMValueRef *values, unsigned n);
  * slot (an alloca), or false if some index is not constant or `p` is not
  * in one. */
 bool abi_offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long long *offset);
+/* A structure `call` passes in memory (byval), once the registers for its
+ * variadic arguments ran out, where `fn` takes it as pieces from parameter
+ * `param` on: puts in `pieces` (room for 2) loads of each from that memory,
+ * typed as those parameters, and returns how many; 0 where `value` is no
+ * such operand. */
+unsigned abi_unpack_byval(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef value, LLVMValueRef fn, unsigned param,
+                          LLVMValueRef *pieces);
 /* Whether a[0..k) and b[0..k) are the same pieces of two local structures. */
 bool abi_same_pieces(LLVMValueRef *a, LLVMValueRef *b, unsigned k);
 /* The global of an activity marker, declared if the module lacks it (a

@@ -268,6 +268,22 @@ static Activity piece_activity(int marker, LLVMTypeRef type, Mode mode) {
   return has_shadow((Activity)marker) && number ? ACT_CONST : (Activity)marker;
 }
 
+/* Where r->actual[at] is a structure passed in memory that the function
+ * takes as pieces from parameter `param` on, puts its pieces in its place
+ * (abi/pieces.c). */
+static bool unpack_byval(Request *r, unsigned at, unsigned param) {
+  LLVMValueRef pieces[2];
+  unsigned n = at < r->nactual ? abi_unpack_byval(r->b, r->call, r->actual[at], r->fn, param, pieces) : 0;
+  if (!n)
+    return true;
+  if (r->nactual + n - 1 > sizeof r->actual / sizeof *r->actual)
+    return request_error(r, "too many arguments");
+  memmove(r->actual + at + n, r->actual + at + 1, (r->nactual - at - 1) * sizeof *r->actual);
+  memcpy(r->actual + at, pieces, n * sizeof *pieces);
+  r->nactual += n - 1;
+  return true;
+}
+
 /* A structure passed by value arrives as its pieces, then (where it has a
  * shadow) its shadow's, one shadow per lane in batch mode: clang passes a
  * small structure as its eightbytes, one parameter each. Each piece becomes
@@ -286,12 +302,18 @@ static bool regroup_pieces(Request *r) {
   unsigned k = 0, copies = 1 + r->width; /* a shadowed value and its shadows */
   for (; k < r->nactual && param < nparams;) {
     int marker = marker_of(r->actual[k]);
-    unsigned at = k + (marker >= 0), rest = r->nactual - at;
+    unsigned at = k + (marker >= 0);
+    if (!unpack_byval(r, at, param))
+      return false;
     LLVMValueRef *values = r->actual + at;
-    unsigned pieces = abi_pieces(values, rest);
+    unsigned rest = r->nactual - at, pieces = abi_pieces(values, rest);
     bool shadowed = marker >= 0 ? has_shadow((Activity)marker) : false;
     for (unsigned j = 0; marker < 0 && j < pieces && j < rest; j++)
       shadowed |= has_shadow(default_activity(LLVMTypeOf(values[j]), r->mode));
+    for (unsigned lane = 1; shadowed && lane < copies; lane++)
+      if (!unpack_byval(r, at + lane * pieces, param))
+        return false;
+    rest = r->nactual - at;
     bool same = copies * pieces <= rest;
     for (unsigned lane = 1; same && lane < copies; lane++)
       same = abi_same_pieces(values, values + lane * pieces, pieces);

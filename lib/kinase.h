@@ -307,6 +307,8 @@ unsigned abi_pieces(LLVMValueRef *values, unsigned n);
  * slot (an alloca), or false if some index is not constant or `p` is not
  * in one. */
 bool abi_offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long long *offset);
+/* The type `call` passes its operand `value` in memory as (byval), or NULL. */
+LLVMTypeRef abi_byval_operand_type(LLVMValueRef call, LLVMValueRef value);
 /* A structure `call` passes in memory (byval), once the registers for its
  * variadic arguments ran out, where `fn` takes it as pieces from parameter
  * `param` on: puts in `pieces` (room for 2) loads of each from that memory,

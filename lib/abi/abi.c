@@ -409,18 +409,7 @@ static bool store_leaves(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef at, LLVMV
  * typename... A> R __enzyme_autodiff(void *, A...)`) takes the struct
  * whole, as the function does, where a C `...` takes its fields. */
 static bool passed_byval(LLVMValueRef call, LLVMValueRef value, LLVMTypeRef t) {
-  if (!kn_is_pointer_type(LLVMTypeOf(value)))
-    return false;
-  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
-  unsigned n = LLVMGetNumArgOperands(call);
-  for (unsigned j = 0; j < n; j++) {
-    if (LLVMGetOperand(call, j) != value)
-      continue;
-    LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(call, j + 1, kind);
-    if (a && LLVMGetTypeAttributeValue(a) == t)
-      return true;
-  }
-  return false;
+  return kn_is_pointer_type(LLVMTypeOf(value)) && abi_byval_operand_type(call, value) == t;
 }
 
 /* A struct passed by value through the variadic call arrives, on NVPTX

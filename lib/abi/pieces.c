@@ -78,8 +78,7 @@ bool abi_same_pieces(LLVMValueRef *a, LLVMValueRef *b, unsigned k) {
   return true;
 }
 
-/* The type a call passes its operand `value` in memory as (byval), or NULL. */
-static LLVMTypeRef byval_operand_type(LLVMValueRef call, LLVMValueRef value) {
+LLVMTypeRef abi_byval_operand_type(LLVMValueRef call, LLVMValueRef value) {
   unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
   for (unsigned j = 0, n = LLVMGetNumArgOperands(call); j < n; j++) {
     LLVMAttributeRef a = LLVMGetOperand(call, j) == value ? LLVMGetCallSiteEnumAttribute(call, j + 1, kind) : NULL;
@@ -91,7 +90,7 @@ static LLVMTypeRef byval_operand_type(LLVMValueRef call, LLVMValueRef value) {
 
 unsigned abi_unpack_byval(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef value, LLVMValueRef fn, unsigned param,
                           LLVMValueRef *pieces) {
-  LLVMTypeRef type = byval_operand_type(call, value);
+  LLVMTypeRef type = abi_byval_operand_type(call, value);
   unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
   if (!type || LLVMGetEnumAttributeAtIndex(fn, param + 1, byval))
     return 0;

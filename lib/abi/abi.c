@@ -204,7 +204,7 @@ static bool operands(Request *r, LLVMValueRef *ops, unsigned *n) {
 }
 
 /* Fills r->actual with the arguments after the function, taking out the
- * split-mode markers and their values. */
+ * split-mode markers and their values, and batch mode's (batch.c). */
 static bool collect_actual(Request *r) {
   LLVMValueRef ops[KN_MAX_ARGS];
   unsigned n;

@@ -15,10 +15,10 @@
  * Batch mode (kn_width(sig) lanes, Enzyme's enzyme_width) gives every
  * varied value one tangent per lane: the rules run lane by lane on that
  * lane's tangents, except where the table `lane_uses` says otherwise (a
- * math function's partials are computed once for all lanes; a call of a
- * module function passes every lane to its callee's derivative of the same
- * width). What varies, and so where tangent code goes, is the same in
- * every lane. */
+ * math function's partials are computed once for all lanes; a kernel
+ * launch is refused), and a call of a module function passes every lane to
+ * its callee's derivative of the same width. What varies, and so where
+ * tangent code goes, is the same in every lane. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>

@@ -195,8 +195,9 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     set_name(primals[i], "", name);
     shadows[i] = NULL;
     if (sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED) {
-      shadows[i] = LLVMGetParam(deriv, k++);
+      shadows[i] = LLVMGetParam(deriv, k);
       set_name(shadows[i], "d.", name);
+      k += kn_width(sig); /* batch mode: the other lanes' shadows follow */
     }
   }
   move_body(copy, deriv, primals);

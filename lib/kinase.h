@@ -123,6 +123,11 @@ void kn_call_free(LLVMBuilderRef b, LLVMValueRef p);
 /* Reports an error located at `where` (an instruction, or NULL for the
  * function itself) while differentiating `subject`, the user's function. */
 void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...);
+/* Code that stops the program where `b` is, when it runs: "kinase:
+ * MESSAGE at FILE:LINE" (its quoted C++ names demangled; the position of
+ * `at`, where known) on stderr, then abort; in device code a trap. The
+ * block goes on. */
+void kn_stop_here(LLVMBuilderRef b, LLVMValueRef at, const char *message);
 int kn_error_count(void);
 /* Until called again with NULL, errors are not reported: the first one's
  * message goes to *first (if still NULL; the caller frees it). */

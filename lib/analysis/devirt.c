@@ -120,41 +120,16 @@ void devirt_indirect_calls(LLVMValueRef fn) {
   arrfree(calls);
 }
 
-static LLVMValueRef declare(const char *name, LLVMTypeRef type) {
-  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
-  return fn ? fn : LLVMAddFunction(kn_module.mod, name, type);
-}
-
 void devirt_guard_fallback(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject) {
   LLVMContextRef ctx = kn_module.ctx;
   unsigned guarded = LLVMGetMDKindIDInContext(ctx, "kinase.guarded", 14);
   if (LLVMGetMetadata(call, guarded))
     return;
   LLVMSetMetadata(call, guarded, LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, NULL, 0)));
-  if (kn_module.gpu) {
-    LLVMTypeRef trap = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
-    LLVMBuildCall2(b, trap, declare("llvm.trap", trap), NULL, 0, "");
-    return;
-  }
-  LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call);
-  char where[512] = "";
-  if (loc && LLVMDILocationGetLine(loc)) {
-    unsigned length = 0;
-    const char *file = LLVMDIFileGetFilename(LLVMDIScopeGetFile(LLVMDILocationGetScope(loc)), &length);
-    snprintf(where, sizeof where, " at %.*s:%u", (int)length, file, LLVMDILocationGetLine(loc));
-  }
-  char *message = kn_strdup_printf("kinase: the derivative of '%s' reached an indirect call%s to a "
-                                   "function that was not visible when it was compiled\n",
-                                   kn_function_name(subject), where);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), i64 = LLVMInt64TypeInContext(ctx);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0);
-  LLVMTypeRef write_params[3] = {i32, ptr, i64};
-  LLVMTypeRef write = LLVMFunctionType(i64, write_params, 3, 0);
-  LLVMValueRef args[3] = {LLVMConstInt(i32, 2, 0), LLVMBuildGlobalString(b, message, "kinase.msg"),
-                          LLVMConstInt(i64, strlen(message), 0)};
-  LLVMBuildCall2(b, write, declare("write", write), args, 3, "");
-  LLVMTypeRef abort_type = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
-  LLVMBuildCall2(b, abort_type, declare("abort", abort_type), NULL, 0, "");
+  char *message = kn_strdup_printf("the derivative of '%s' reached an indirect call to a function "
+                                   "that was not visible when it was compiled",
+                                   kn_function_name(subject));
+  kn_stop_here(b, call, message);
   free(message);
 }
 

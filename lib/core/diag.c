@@ -111,6 +111,36 @@ static char *demangled(const char *message) {
   return whole;
 }
 
+/* " at FILE:LINE" of `at`'s debug location, or "" where it has none. */
+static void source_position(LLVMValueRef at, char *where, size_t size) {
+  LLVMMetadataRef loc = at ? LLVMInstructionGetDebugLoc(at) : NULL;
+  where[0] = 0;
+  if (loc && LLVMDILocationGetLine(loc)) {
+    unsigned length = 0;
+    const char *file = LLVMDIFileGetFilename(LLVMDIScopeGetFile(LLVMDILocationGetScope(loc)), &length);
+    snprintf(where, size, " at %.*s:%u", (int)length, file, LLVMDILocationGetLine(loc));
+  }
+}
+
+void kn_stop_here(LLVMBuilderRef b, LLVMValueRef at, const char *message) {
+  LLVMContextRef ctx = kn_module.ctx;
+  if (kn_module.gpu) {
+    kn_call_libc(b, "llvm.trap", LLVMVoidTypeInContext(ctx), NULL, 0);
+    return;
+  }
+  char where[512];
+  source_position(at, where, sizeof where);
+  char *shown = demangled(message);
+  char *text = kn_strdup_printf("kinase: %s%s\n", shown, where);
+  free(shown);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), i64 = LLVMInt64TypeInContext(ctx);
+  LLVMValueRef args[3] = {LLVMConstInt(i32, 2, 0), LLVMBuildGlobalString(b, text, "kinase.msg"),
+                          LLVMConstInt(i64, strlen(text), 0)};
+  kn_call_libc(b, "write", i64, args, 3);
+  kn_call_libc(b, "abort", LLVMVoidTypeInContext(ctx), NULL, 0);
+  free(text);
+}
+
 void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
   char what[1024];
   va_list ap;

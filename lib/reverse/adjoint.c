@@ -616,9 +616,8 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
       return;
     LLVMTypeRef element = m.mixed_floats ? NULL : m.floats;
     if (!element) {
-      fail(r, call, "it copies memory (%s) whose element type Kinase cannot decide: it must hold "
-                    "floats of one type",
-           "memcpy");
+      rev_refuse_untyped_copy(r, call, "it copies memory (memcpy) whose element type Kinase cannot "
+                                       "decide: it must hold floats of one type");
       return;
     }
     LLVMValueRef fn = memcpy_reverse_function(element);

@@ -7,6 +7,7 @@
 #include "reverse.h"
 
 #include <stb/stb_ds.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void note_type(MemoryTypes *m, LLVMTypeRef type) {
@@ -214,6 +215,27 @@ static MemoryTypes copied_types(Reverse *r, LLVMValueRef load) {
   return m;
 }
 
+/* A function of the C++ standard library (namespace std, its members and
+ * their template instantiations): `_ZSt...`, `_ZNSt...`, `_ZNKSt...`. */
+static bool in_namespace_std(LLVMValueRef fn) {
+  const char *name = kn_function_name(fn);
+  return !strncmp(name, "_ZSt", 4) || !strncmp(name, "_ZNSt", 5) || !strncmp(name, "_ZNKSt", 6);
+}
+
+void rev_refuse_untyped_copy(Reverse *r, LLVMValueRef copy, const char *why) {
+  if (!in_namespace_std(r->sig->fn)) {
+    fail(r, copy, "%s", why);
+    return;
+  }
+  char *message = kn_strdup_printf("the derivative of '%s' reached what it could not differentiate: %s",
+                                   kn_function_name(r->sig->fn), why);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
+  LLVMPositionBuilderBefore(b, copy);
+  kn_stop_here(b, copy, message);
+  LLVMDisposeBuilder(b);
+  free(message);
+}
+
 void rev_find_integer_copies(Reverse *r) {
   for (ptrdiff_t k = 0; k < arrlen(r->blocks) && !r->failed; k++)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
@@ -236,9 +258,11 @@ void rev_find_integer_copies(Reverse *r) {
         vmap_put(&r->copied_as, inst, inst);
         vset_add(&r->varied, inst);
       } else if ((floats && pointers) || (bits >= 32 && !m.floats && !m.pointers && !m.ints)) {
-        fail(r, inst, "it copies %s bytes whose type Kinase cannot decide (floats, pointers or "
-                      "integers); copy them as their own type",
-             bits == 64 ? "8" : bits == 32 ? "4" : "several");
+        char *why = kn_strdup_printf("it copies %s bytes whose type Kinase cannot decide (floats, "
+                                     "pointers or integers); copy them as their own type",
+                                     bits == 64 ? "8" : bits == 32 ? "4" : "several");
+        rev_refuse_untyped_copy(r, inst, why);
+        free(why);
       }
     }
 }

@@ -228,6 +228,13 @@ static inline LLVMValueRef returned_value(Reverse *r) {
 void rev_find_memory_objects(Reverse *r);
 void rev_find_integer_copies(Reverse *r);
 MemoryTypes rev_memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2);
+/* A copy between memory with shadows whose bytes nothing types: moving
+ * them as integers would leave their shadows behind, so the function is
+ * refused, saying `why`. Not so in the C++ standard library's code, whose
+ * copies of this kind sit on paths a program may never take
+ * (std::function copies its functor through a char buffer): there the copy
+ * (in aug) stops the program if it runs, saying why. */
+void rev_refuse_untyped_copy(Reverse *r, LLVMValueRef copy, const char *why);
 /* What memcpy `call` moves: its memory's types, or, where simplification
  * left no evidence, the types noted before it (analysis/copytypes.c). */
 MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call);

@@ -814,6 +814,13 @@ void cuda_arena_connect(LLVMValueRef kernel, LLVMValueRef gate);
 /* Once the module's kernels are made: the others start with a NULL arena. */
 void cuda_arena_clear_in_kernels(void);
 
+/* ---- cuda/pairatomics.c: atomic adds of __half2 / __nv_bfloat162 ---- */
+
+/* Once the module's derivatives are made: each atomic add of a pair of half
+ * or bfloat becomes the native instruction atomicAdd uses, in place of the
+ * compare-and-swap loop NVPTX would expand it into. */
+void cuda_native_pair_atomics(void);
+
 /* ---- countable.c: whether a reverse kernel's forward part can run twice ---- */
 
 /* Whether the forward part that `aug` (a call in a reverse kernel) runs

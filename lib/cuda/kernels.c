@@ -91,7 +91,11 @@ static uint32_t passed_to_call(Effects *e, LLVMValueRef call, unsigned index, Va
   return pointer_uses(e, LLVMGetParam(simplified(e, callee), index), seen);
 }
 
+/* The element type moving as `type`: a vector's lanes are its elements
+ * (a __half2 is <2 x half>, a float4 may be <4 x float>). */
 static uint32_t floats_if(LLVMTypeRef type) {
+  if (LLVMGetTypeKind(type) == LLVMVectorTypeKind)
+    type = LLVMGetElementType(type);
   switch (LLVMGetTypeKind(type)) {
   case LLVMFloatTypeKind:
     return KINASE_PARAM_F32;

@@ -445,13 +445,15 @@ static bool augment_pointer_copy(Reverse *r, LLVMValueRef inst) {
  * function seeds its shadow: a store there clears the location's shadow,
  * so that the reverse sweep starts from zero wherever the block wrote. The
  * barrier that lets other threads read the stored value orders the clear
- * before the adjoints they add in reverse (cuda/warp.c). */
+ * before the adjoints they add in reverse (cuda/warp.c). A __half's bits
+ * stored as an integer (`s = __float2half(0.f)`, an i16 once simplified)
+ * clear it too. */
 static void clear_shared_shadow(Reverse *r, LLVMValueRef store) {
   LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
   LLVMValueRef object = kn_underlying_object(at);
   bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(at)) == KN_SHARED_ADDRESS_SPACE ||
                 LLVMGetPointerAddressSpace(LLVMTypeOf(object)) == KN_SHARED_ADDRESS_SPACE;
-  if (!kn_module.gpu || !shared || !is_varied(r, at) || !kn_type_has_floats(LLVMTypeOf(value)))
+  if (!kn_module.gpu || !shared || !is_varied(r, at) || kn_type_has_pointers(LLVMTypeOf(value)))
     return;
   LLVMValueRef clear = LLVMBuildStore(r->ab, LLVMConstNull(LLVMTypeOf(value)), rev_shadow_of(r, at, store));
   LLVMSetAlignment(clear, LLVMGetAlignment(store));

@@ -26,7 +26,7 @@ typedef enum {
   ASM_LANES_00, ASM_LANES_10, ASM_LANES_11, ASM_LANES_02, ASM_LANES_13, /* lane moves */
   ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
   ASM_SHFL_DOWN_ADD, ASM_SHFL_DOWN_ADD_F64,                /* a warp reduction's step */
-  ASM_LOAD, ASM_STORE,                                     /* memory */
+  ASM_LOAD, ASM_STORE, ASM_ATOMIC_FADD,                    /* memory */
 } AsmOp;
 
 /* What .sat and .relu do to the result of the operation. */
@@ -377,6 +377,8 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   switch (row->op) {
   case ASM_LOAD: return load_elements(b, x[0], t, result);
   case ASM_STORE: store_elements(b, x[0], t, x + 1, n - 1); return NULL;
+  case ASM_ATOMIC_FADD:
+    return LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, x[0], x[1], LLVMAtomicOrderingMonotonic, 0);
   case ASM_TRUNC: return LLVMBuildFPTrunc(b, x[0], t, "");
   case ASM_EXTEND: return LLVMBuildFPExt(b, x[0], result, "");
   case ASM_FADD: return LLVMBuildFAdd(b, x[0], x[1], "");
@@ -444,6 +446,7 @@ static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v
   switch (row->op) {
   case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: case ASM_SHFL_DOWN_ADD:
   case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: case ASM_X86_BARRIER: return LLVMTypeOf(v);
+  case ASM_ATOMIC_FADD: return kn_is_pointer_type(LLVMTypeOf(v)) ? LLVMTypeOf(v) : t;
   case ASM_PACK: return LLVMGetElementType(t);
   default: return t;
   }

@@ -175,6 +175,12 @@ static void replace_call(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef call, L
     LLVMBuildStore(b, y, result_slot);
   else
     LLVMReplaceAllUsesWith(call, as_type(b, fn, y, LLVMTypeOf(call)));
+  /* Host C++ invokes them among locals with destructors; a conversion
+   * throws nothing, so the invoke goes on to its normal destination. */
+  if (LLVMIsAInvokeInst(call)) {
+    LLVMBuildBr(b, LLVMGetNormalDest(call));
+    cfg_retarget_phis(LLVMGetUnwindDest(call), LLVMGetInstructionParent(call), NULL);
+  }
   LLVMInstructionEraseFromParent(call);
 }
 
@@ -238,7 +244,7 @@ void half_math_wrap_calls(LLVMValueRef fn) {
   char **names = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      LLVMValueRef callee = kn_is_call_site(inst) ? kn_called_function(inst) : NULL;
       char *name = wrapper_name(callee);
       if (name || conversion_of(callee) >= 0) {
         arrput(calls, inst);

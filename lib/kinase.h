@@ -64,6 +64,10 @@ LLVMTypeRef kn_tbaa_named_type(const char *name);
 /* The type a GEP's address points to, from its source type and constant
  * field indices (NULL where a struct's index is not constant). */
 LLVMTypeRef kn_gep_field_type(LLVMValueRef gep);
+/* cuda_fp16.h's __half and cuda_bf16.h's __nv_bfloat16 are structs of one
+ * 16-bit integer, which hold a half or a bfloat: that type, or NULL for any
+ * other type. */
+LLVMTypeRef kn_sixteen_bit_float(LLVMTypeRef type);
 bool kn_type_has_pointers(LLVMTypeRef type);   /* likewise */
 bool kn_is_pointer_type(LLVMTypeRef type);
 /* An atomic fadd or fsub (atomicAdd on floats): an accumulation, which the

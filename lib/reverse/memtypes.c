@@ -9,9 +9,13 @@
 #include <stb/stb_ds.h>
 #include <string.h>
 
+/* A __half (a struct of an unsigned short) holds a half: its accesses as
+ * 16-bit integers are copies of one. */
 static void note_type(MemoryTypes *m, LLVMTypeRef type) {
   while (LLVMGetTypeKind(type) == LLVMArrayTypeKind || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
     type = LLVMGetElementType(type);
+  if (kn_sixteen_bit_float(type))
+    type = kn_sixteen_bit_float(type);
   if (LLVMGetTypeKind(type) == LLVMStructTypeKind) {
     for (unsigned i = 0, n = LLVMCountStructElementTypes(type); i < n; i++)
       note_type(m, LLVMStructGetTypeAtIndex(type, i));
@@ -175,6 +179,8 @@ static LLVMTypeRef addressed_type(LLVMValueRef at) {
     type = kn_gep_field_type(at);
   }
   while (type && (LLVMGetTypeKind(type) == LLVMStructTypeKind || LLVMGetTypeKind(type) == LLVMArrayTypeKind)) {
+    if (kn_sixteen_bit_float(type))
+      return kn_sixteen_bit_float(type);
     bool is_struct = LLVMGetTypeKind(type) == LLVMStructTypeKind;
     if (is_struct && !LLVMCountStructElementTypes(type))
       return NULL;

@@ -189,17 +189,22 @@ static void mark(LLVMValueRef inst, LLVMTypeRef type) {
                   LLVMMetadataAsValue(kn_module.ctx, LLVMMDNodeInContext2(kn_module.ctx, &value, 1)));
 }
 
+static bool is_sixteen_bit(LLVMTypeRef type) { return kn_sixteen_bit_float(type) != NULL; }
+
 /* The type of the one scalar field (an integer, a pointer, a float) a
  * copy of `length` bytes to or from `p` moves, as declared_type finds it;
- * NULL for anything else. */
+ * NULL for anything else. A __half is one: a half (host C++ copies a
+ * __half2's fields so). */
 static LLVMTypeRef one_scalar_at(LLVMValueRef p, uint64_t length) {
   LLVMTypeRef type = declared_type(p, 0);
   if (!type || LLVMABISizeOfType(kn_module.layout, type) != length)
     return NULL;
   TypeLeaf *leaves = NULL;
-  kn_type_leaves(type, 0, NULL, &leaves);
+  kn_type_leaves(type, 0, is_sixteen_bit, &leaves);
   LLVMTypeRef leaf = arrlen(leaves) == 1 ? leaves[0].type : NULL;
   arrfree(leaves);
+  if (leaf && kn_sixteen_bit_float(leaf))
+    leaf = kn_sixteen_bit_float(leaf);
   bool scalar = leaf && (LLVMGetTypeKind(leaf) == LLVMIntegerTypeKind || kn_is_pointer_type(leaf) ||
                          kn_is_float_type(leaf));
   return scalar ? leaf : NULL;

@@ -220,6 +220,18 @@ static MemoryTypes copied_types(Reverse *r, LLVMValueRef load) {
   return m;
 }
 
+/* The float type an integer of `bits` bits copies out of memory of `m`:
+ * the memory's, or a vector of them where it moves several at once (a
+ * __half2 copied as 32 bits, two floats as 64); NULL where it is neither. */
+static LLVMTypeRef floats_of_width(const MemoryTypes *m, unsigned bits) {
+  if (!m->floats || m->mixed_floats)
+    return NULL;
+  unsigned size = 8 * (unsigned)LLVMABISizeOfType(kn_module.layout, m->floats);
+  if (bits == size)
+    return m->floats;
+  return bits % size ? NULL : LLVMVectorType(m->floats, bits / size);
+}
+
 void rev_find_integer_copies(Reverse *r) {
   for (ptrdiff_t k = 0; k < arrlen(r->blocks) && !r->failed; k++)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
@@ -230,11 +242,11 @@ void rev_find_integer_copies(Reverse *r) {
         continue;
       unsigned bits = LLVMGetIntTypeWidth(type);
       MemoryTypes m = copied_types(r, inst);
-      bool floats = m.floats && !m.mixed_floats &&
-                    LLVMABISizeOfType(kn_module.layout, m.floats) * 8 == bits;
+      LLVMTypeRef as = floats_of_width(&m, bits);
+      bool floats = as != NULL;
       bool pointers = m.pointers && bits == 8 * LLVMPointerSize(kn_module.layout);
       if (floats && !pointers) {
-        vmap_put(&r->copied_as, inst, LLVMConstNull(m.floats));
+        vmap_put(&r->copied_as, inst, LLVMConstNull(as));
         vset_add(&r->varied, inst);
       } else if (pointers && !floats) {
         /* varied: local memory it is stored into (a C++ iterator copied,

@@ -70,15 +70,6 @@ static LLVMMetadataRef location_near(LLVMValueRef inst) {
 
 LLVMMetadataRef kn_source_location(LLVMValueRef inst) { return location_near(inst); }
 
-/* What was captured: the reason, and where when known ("file.cu:12"). */
-static char *captured(const char *what, LLVMMetadataRef location) {
-  if (!location)
-    return kn_strdup_printf("%s", what);
-  unsigned length = 0;
-  LLVMMetadataRef file = LLVMDIScopeGetFile(LLVMDILocationGetScope(location));
-  const char *name = file ? LLVMDIFileGetFilename(file, &length) : "";
-  return kn_strdup_printf("%s (%.*s:%u)", what, (int)length, name, LLVMDILocationGetLine(location));
-}
 
 /* The C++ runtime's demangler (C linkage; the plugin and kinase-opt link
  * libstdc++): users know `Model::energy(double const*)`, not
@@ -109,6 +100,20 @@ static char *demangled(const char *message) {
   char *whole = kn_strdup_printf("%s%s", out, rest);
   free(out);
   return whole;
+}
+
+/* What was captured: the reason, its names demangled (the runtime prints
+ * it as a kernel's reason), and where when known ("file.cu:12"). */
+static char *captured(const char *what, LLVMMetadataRef location) {
+  char *readable = demangled(what);
+  if (!location)
+    return readable;
+  unsigned length = 0;
+  LLVMMetadataRef file = LLVMDIScopeGetFile(LLVMDILocationGetScope(location));
+  const char *name = file ? LLVMDIFileGetFilename(file, &length) : "";
+  char *located = kn_strdup_printf("%s (%.*s:%u)", readable, (int)length, name, LLVMDILocationGetLine(location));
+  free(readable);
+  return located;
 }
 
 void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {

@@ -136,13 +136,23 @@ void kn_capture_errors(char **first);
  * inlined from a header at the line that called it; a neighbour's where it
  * has none); NULL without debug locations. */
 LLVMMetadataRef kn_source_location(LLVMValueRef inst);
+/* Whether `location` is in a header (.h, .hpp, .cuh, ...): a library's
+ * code, or the user's shared code, rather than the source file. */
+bool kn_location_in_header(LLVMMetadataRef location);
+/* An error in a header function differentiated as a callee (cub's and
+ * thrust's, clang's texture helpers) is reported at the user's call that
+ * reaches it: `finder` (abi/derive.c, which knows what is differentiated)
+ * gives that call and sets *user to its function, or returns NULL. */
+typedef LLVMValueRef (*UserCallFinder)(LLVMValueRef fn, LLVMValueRef *user);
+void kn_set_user_call_finder(UserCallFinder finder);
 
 /* ---- remark.c: remarks that say why (-Rpass=kinase, -Rpass-missed=kinase) ---- */
 
 /* What a remark is about, its name in a remark file. Recomputed, plain
  * adds and a thread's own shadow are passed remarks (-Rpass=kinase), what
  * the user wants; recorded, atomic adds and shared shadows missed ones
- * (-Rpass-missed=kinase), what costs. */
+ * (-Rpass-missed=kinase), what costs, and so are values the derivative
+ * takes as constants (a texture fetch), what it loses. */
 typedef enum {
   KN_RECOMPUTED,
   KN_RECORDED,
@@ -150,6 +160,7 @@ typedef enum {
   KN_ATOMIC_ADD,
   KN_OWN_SHADOW,
   KN_SHARED_SHADOW,
+  KN_CONSTANT,
 } RemarkKind;
 
 /* Why a decision went as it did: a clause and, when `at` (an instruction)
@@ -694,7 +705,7 @@ bool asm_is_known(LLVMValueRef call);
 bool asm_does_nothing(LLVMValueRef call);
 /* Whether `call` runs a conversion between __half or __nv_bfloat16 and an
  * integer (__half2int_rz, __int2half_rn, ...), through which no derivative
- * flows. */
+ * flows, or a texture or surface instruction (checked by texture_refused). */
 bool asm_carries_nothing(LLVMValueRef call);
 /* The text of the inline assembly `call` runs, for messages (the caller
  * frees it); NULL for another call. */
@@ -713,6 +724,24 @@ bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject);
  * index of lane k, for the code that builds pairs (asm.c, pairbits.c). */
 LLVMValueRef asm_pair(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef lo, LLVMValueRef hi);
 LLVMValueRef asm_lane_index(unsigned k);
+
+/* ---- libraries.c: host libraries refused (rules/libraries.def) ---- */
+
+/* An error at `call` (true) where it calls into a host library Kinase does
+ * not differentiate (cub's device-wide algorithms, thrust). */
+bool library_call_refused(LLVMValueRef call, LLVMValueRef subject);
+
+/* ---- texture.c: textures and surfaces (rules/texture.def) ---- */
+
+typedef enum { TEXTURE_NONE, TEXTURE_FETCH, SURFACE_READ, SURFACE_WRITE, TEXTURE_QUERY } TextureKind;
+
+/* Which texture or surface instruction the inline assembly `call` runs. */
+TextureKind texture_kind(LLVMValueRef call);
+/* For such a `call` in a function being differentiated: an error at it
+ * (true) where a derivative would flow into the texture or surface, a
+ * coordinate or a written value in `varied`; else, with `derivative` (the
+ * reverse sweep's "gradient"), a remark that what it reads is a constant. */
+bool texture_refused(ValueSet *varied, LLVMValueRef call, LLVMValueRef subject, const char *derivative);
 
 /* ---- pairbits.c: the fields of __half2 and __nv_bfloat162 ---- */
 
@@ -1211,9 +1240,14 @@ void cuda_announce_host_store(LLVMValueRef inst, LLVMValueRef address, LLVMValue
 LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call);
 /* The shadow of what allocation `call` returns, built after it: a zeroed
  * allocation of the same size, or for the address of a __device__ variable
- * its shadow (the module's, or the runtime's). */
-LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
+ * its shadow (the module's, or the runtime's), or for the device address of
+ * mapped host memory that of `mapped`, the host memory's shadow (NULL:
+ * none, and so none). */
+LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef mapped,
                                LLVMValueRef stream, LLVMValueRef subject);
+/* For cudaHostGetDevicePointer and its driver form, which give the device
+ * address of mapped host memory: that memory's operand; -1 for others. */
+int cuda_mapped_operand(const Rule *rule);
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject);
 /* Whether the shadows of `rule`'s call are those of __device__ variables

@@ -324,7 +324,11 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     return;
   }
   if (rule->kind == RULE_POSIX_MEMALIGN) {
-    LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, call, stream, r->sig->fn);
+    int host = cuda_mapped_operand(rule);
+    LLVMValueRef mapped = host >= 0 && is_varied(r, LLVMGetOperand(call, (unsigned)host))
+                              ? rev_shadow_of(r, LLVMGetOperand(call, (unsigned)host), call)
+                              : NULL;
+    LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, call, mapped, stream, r->sig->fn);
     vset_add(&r->shadow_code, LLVMBuildStore(r->ab, shadow, rev_shadow_of(r, dst, call)));
     set_shadow(r, call, shadow);
     return;
@@ -465,8 +469,10 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   if (augment_pointer_copy(r, inst))
     return;
   if (op == LLVMCall) {
-    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)))
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst))) {
+      r->failed |= texture_refused(&r->varied, inst, r->sig->fn, "gradient");
       return;
+    }
     const Rule *rule = rule_for_call(inst);
     if (rule) {
       if (rule_is_memory(rule->kind))
@@ -479,6 +485,10 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     }
     if (!activity_call_carries(&r->varied, inst) && !is_varied(r, inst))
       return;
+    if (library_call_refused(inst, r->sig->fn)) {
+      r->failed = true;
+      return;
+    }
     LLVMValueRef callee = kn_called_function(inst);
     if (!callee && devirt_is_fallback(inst))
       devirt_guard_fallback(r->ab, inst, r->sig->fn);

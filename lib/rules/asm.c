@@ -201,6 +201,10 @@ bool asm_carries_nothing(LLVMValueRef call) {
   char *text = asm_text(call);
   if (!text)
     return false;
+  if (texture_kind(call) != TEXTURE_NONE) {
+    free(text);
+    return true;
+  }
   bool converts = false, reads_special = false, integer = false, other = false;
   for (char *token = text; *token;) {
     size_t n = strcspn(token, " ");

@@ -71,7 +71,9 @@ static const struct {
 #define CUDA_SET(name, unit, stream_arg) {name, RULE_MEMSET, 0, {0, -1, stream_arg, unit, false, false, false}},
 #define CUDA_TO_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, true, false, false}},
 #define CUDA_FROM_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, false, false, true}},
+#define CUDA_REFUSED(name, why)
 #include "cuda.def"
+#undef CUDA_REFUSED
 #undef CUDA_FROM_SYMBOL
 #undef CUDA_TO_SYMBOL
 #undef CUDA_2D

@@ -355,6 +355,8 @@ LLVMTypeRef derive_aug_type(const Signature *sig);
 LLVMValueRef derive_release(const Signature *sig);
 /* Whether `fn` is a derivative the cache declared. */
 bool derive_is_derivative(LLVMValueRef fn);
+/* The function a derivative (fwd, aug, rev or free) is of, or NULL. */
+LLVMValueRef derive_primal_of(LLVMValueRef fn);
 /* The layout of the tape of `sig`'s reverse-mode pair, known once generated
  * (a request's caller holds the tape: abi.c sizes its slot from it). */
 void derive_set_tape_type(const Signature *sig, LLVMTypeRef tape);
@@ -865,6 +867,12 @@ bool cuda_arena_countable(LLVMValueRef aug, bool *grows);
 
 /* Whether `fn` is a kernel's host stub (it launches itself). */
 bool cuda_is_launch_stub(LLVMValueRef fn);
+/* Whether `merge`, a phi or select of pointers some of which have no shadow
+ * (an enzyme_const input, then a layer's output, in a loop of launches),
+ * reaches memory only through kernel launches and copies from it: there a
+ * null shadow is what a Const pointer gets (the runtime launches with it
+ * Const, a copy's reverse from it only clears the destination's adjoint). */
+bool cuda_null_shadow_suffices(LLVMValueRef merge);
 /* Fills the derivatives of stub sig->fn: `aug`, `deriv` (the reverse
  * sweep) and `release` (which discards aug's record when an exception skips
  * the reverse sweep) in reverse mode, `deriv` in forward mode. */

@@ -186,6 +186,11 @@ static Job *job_of_function(LLVMValueRef fn) {
 
 bool derive_is_derivative(LLVMValueRef fn) { return fn && job_of_function(fn); }
 
+LLVMValueRef derive_primal_of(LLVMValueRef fn) {
+  Job *job = fn ? job_of_function(fn) : NULL;
+  return job ? job->sig.fn : NULL;
+}
+
 static bool is_differentiated(LLVMValueRef fn) {
   for (ptrdiff_t i = 0; i < arrlen(pending); i++)
     if (pending[i]->sig.fn == fn)

@@ -48,6 +48,8 @@ static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied value %s has no tangent yet", kn_value_name(v));
     return t;
   }
+  if (kn_is_pointer_type(LLVMTypeOf(v)) && cuda_null_shadow_suffices(user))
+    return LLVMConstNull(LLVMTypeOf(v));
   return unsupported_missing_shadow(v, user, f->sig->fn, &f->failed);
 }
 

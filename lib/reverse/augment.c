@@ -31,6 +31,8 @@ LLVMValueRef rev_shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied pointer %s has no shadow yet", kn_value_name(v));
     return s;
   }
+  if (kn_is_pointer_type(LLVMTypeOf(v)) && cuda_null_shadow_suffices(user))
+    return LLVMConstNull(LLVMTypeOf(v));
   return unsupported_missing_shadow(v, user, r->sig->fn, &r->failed);
 }
 

@@ -757,6 +757,9 @@ bool pairbits_as_lanes(LLVMValueRef fn, LLVMValueRef subject);
 /* Whether `fn` is a math function of those headers with a row in nvvm.def
  * (kept a call: not inlined). */
 bool half_math_is_header_function(LLVMValueRef fn);
+/* Whether `fn` is one of the conversions half_math_wrap_calls replaces
+ * (__half2float, __float2half, __low2float, ...). */
+bool half_math_is_conversion(LLVMValueRef fn);
 /* In `fn`, a copy about to be differentiated: each call of such a function
  * becomes a call of its wrapper, of half or bfloat type, which has the row;
  * each call of __float2half, __half2float, __float2bfloat16, ... (integer

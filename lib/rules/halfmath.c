@@ -75,6 +75,8 @@ static char *wrapper_name(LLVMValueRef fn) {
 static int conversion_of(LLVMValueRef fn);
 static bool conversion_is_wrapped(int k);
 
+bool half_math_is_conversion(LLVMValueRef fn) { return conversion_of(fn) >= 0; }
+
 bool half_math_is_header_function(LLVMValueRef fn) {
   char *name = wrapper_name(fn);
   free(name);

@@ -1,5 +1,6 @@
 # `cmake --install build --prefix P` installs
 #   P/bin/kinase-cc              the driver
+#   P/bin/kinase-c++             the C++ driver: a link to kinase-cc
 #   P/lib/Kinase.so              the pass plugin
 #   P/lib/libkinase_rt.a         the host runtime
 #   P/include/kinase.h           the public header (all of include/)
@@ -21,6 +22,8 @@ install(TARGETS kinase-cc Kinase kinase_rt
         RUNTIME DESTINATION ${KINASE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${KINASE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${KINASE_INSTALL_LIBDIR})
+# The link itself, which file(INSTALL) copies as a link.
+install(FILES $<TARGET_FILE_DIR:kinase-cc>/kinase-c++ DESTINATION ${KINASE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${KINASE_INSTALL_INCLUDEDIR})
 
 # The package (cmake/KinaseConfig.cmake.in): imported targets, paths relative

@@ -23,6 +23,20 @@
  * const. The markers are only ever read by name by the pass: they are never
  * defined in a program that runs.
  *
+ * Batch (vector) forward mode: enzyme_width, W anywhere in the call gives
+ * every value W tangents. Each dup argument is then followed by W shadows,
+ * or written enzyme_dupv, stride, x, dx with lane k's shadow at dx + k *
+ * stride bytes; a floating-point result's W tangents come back as a struct
+ * or array of W (declare the entry point yourself, under another name
+ * containing __enzyme_fwddiff if this header is included):
+ *   typedef struct { double d0, d1; } T2;
+ *   T2 __enzyme_fwddiff_2(void *, ...);
+ *   T2 t = __enzyme_fwddiff_2((void *)f, enzyme_width, 2, x, 1.0, 0.0, enzyme_const, p);
+ * __enzyme_batch(fn, enzyme_width, W, args...) calls fn once per lane and
+ * returns the W results: enzyme_vector, x0, ..., x(W-1) (also unmarked
+ * arguments), enzyme_scalar, x (every lane's), enzyme_buffer, stride, x
+ * (lane k at x + k * stride bytes).
+ *
  * Both entry points are declared here as variadic functions returning double.
  * A program that declares its own prototypes (other return types, C++
  * templates, as Enzyme's own examples do) defines KINASE_NO_ENTRY_DECLS
@@ -45,12 +59,26 @@ static __device__ int enzyme_dup;
 static __device__ int enzyme_dupnoneed;
 static __device__ int enzyme_const;
 static __device__ int enzyme_out;
+static __device__ int enzyme_width;
+static __device__ int enzyme_dupv;
+static __device__ int enzyme_dupnoneedv;
+static __device__ int enzyme_vector;
+static __device__ int enzyme_scalar;
+static __device__ int enzyme_buffer;
 #elif !defined(KINASE_ENZYME_CXX)
 /* (<enzyme/enzyme>, included first, declared them as Enzyme's header does.) */
 extern int enzyme_dup;
 extern int enzyme_dupnoneed;
 extern int enzyme_const;
 extern int enzyme_out;
+#endif
+#if !(defined(__CUDA__) && defined(__CUDA_ARCH__))
+extern int enzyme_width;
+extern int enzyme_dupv;
+extern int enzyme_dupnoneedv;
+extern int enzyme_vector;
+extern int enzyme_scalar;
+extern int enzyme_buffer;
 #endif
 
 /* Enzyme's attributes, written __attribute__((enzyme_inactive)) or

@@ -203,6 +203,11 @@ typedef enum { ACT_CONST, ACT_DUP, ACT_DUPNONEED, ACT_OUT } Activity;
 typedef enum { MODE_FORWARD, MODE_REVERSE } Mode;
 
 #define KN_MAX_PARAMS 64
+/* Batch mode (enzyme_width): at most this many tangents per value. */
+#define KN_MAX_WIDTH 64
+/* A request's arguments, and a derivative's: each primal followed by the
+ * shadows of every lane. */
+#define KN_MAX_ARGS 1024
 
 /* A derivative asked for: the key of the derivative cache. */
 struct Signature {
@@ -223,7 +228,13 @@ struct Signature {
    * argument is base + S * gid + c, the function touching no more than
    * those S bytes; cuda/threads.c): adjoints go there without atomics. */
   unsigned long long owned;
+  /* Forward mode: how many tangents each value carries (Enzyme's
+   * enzyme_width), every dup parameter taking one shadow per lane; 0 and 1
+   * both mean one (kn_width). */
+  unsigned width;
 };
+
+static inline unsigned kn_width(const Signature *sig) { return sig->width > 1 ? sig->width : 1; }
 
 const char *activity_name(Activity activity);
 
@@ -254,6 +265,7 @@ typedef enum {
   REQ_GRADIENT, /* __enzyme_autodiff: both sweeps at once */
   REQ_AUGMENT,  /* __enzyme_augmentfwd: the forward sweep, keeping a tape */
   REQ_REVERSE,  /* __enzyme_reverse: the reverse sweep, from that tape */
+  REQ_BATCH,    /* __enzyme_batch: the function called for W lanes of arguments */
 } RequestKind;
 
 /* Lowers one __enzyme_* call; false on user error. */
@@ -279,6 +291,28 @@ LLVMValueRef abi_call_augmented(LLVMBuilderRef b, Signature *sig, LLVMValueRef *
 LLVMValueRef abi_call_reverse(LLVMBuilderRef b, Signature *sig, LLVMValueRef *args, unsigned n,
                               LLVMValueRef aug);
 
+/* Whether a request's argument is the marker `name` (a load of the global
+ * of that name, or the global). */
+bool abi_is_marker(LLVMValueRef arg, const char *name);
+
+/* ---- batch.c: Enzyme's batch mode (enzyme_width) ---- */
+
+/* Whether `arg` is a marker of batch mode (enzyme_width, enzyme_dupv, ...). */
+bool batch_is_marker(LLVMValueRef arg);
+/* Takes `enzyme_width, W` out of a request's arguments (ops, *n of them,
+ * room for KN_MAX_ARGS) and puts each `enzyme_dupv, stride, x, dx` (and
+ * enzyme_dupnoneedv) back as enzyme_dup, x and its W shadows, dx + k *
+ * stride bytes for lane k, built with `b`. *width is W, or 1 without the
+ * marker. False, with the reason in `why`, where they are misused. */
+bool batch_read_markers(LLVMBuilderRef b, LLVMValueRef *ops, unsigned *n, unsigned *width, char *why,
+                        size_t size);
+/* __enzyme_batch: calls `fn` with `b` once per lane, in lane order, the
+ * lanes' arguments read from ops (after batch_read_markers), and makes
+ * *results the [W x T] of their results (NULL where fn returns void).
+ * False, with the reason in `why`, where the arguments do not fit. */
+bool batch_call_lanes(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef *ops, unsigned n, unsigned width,
+                      LLVMValueRef *results, char *why, size_t size);
+
 /* ---- pieces.c: structures the C ABI passes as several values ---- */
 
 /* How many of `values` (at least 1) are the pieces, in order, of one local
@@ -288,6 +322,15 @@ unsigned abi_pieces(LLVMValueRef *values, unsigned n);
  * slot (an alloca), or false if some index is not constant or `p` is not
  * in one. */
 bool abi_offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long long *offset);
+/* The type `call` passes its operand `value` in memory as (byval), or NULL. */
+LLVMTypeRef abi_byval_operand_type(LLVMValueRef call, LLVMValueRef value);
+/* A structure `call` passes in memory (byval), once the registers for its
+ * variadic arguments ran out, where `fn` takes it as pieces from parameter
+ * `param` on: puts in `pieces` (room for 2) loads of each from that memory,
+ * typed as those parameters, and returns how many; 0 where `value` is no
+ * such operand. */
+unsigned abi_unpack_byval(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef value, LLVMValueRef fn, unsigned param,
+                          LLVMValueRef *pieces);
 /* Whether a[0..k) and b[0..k) are the same pieces of two local structures. */
 bool abi_same_pieces(LLVMValueRef *a, LLVMValueRef *b, unsigned k);
 /* The global of an activity marker, declared if the module lacks it (a
@@ -383,7 +426,8 @@ LLVMValueRef clone_function(LLVMValueRef fn, const char *name);
 void move_body(LLVMValueRef from, LLVMValueRef to, LLVMValueRef *args);
 /* Fills the empty `deriv` with a simplified copy of sig->fn. The derivative's
  * parameters are sig->fn's, each followed by its shadow where the signature
- * says dup; primals[i] and shadows[i] (NULL if none) receive them. Its
+ * says dup (its kn_width(sig) shadows, lane by lane); primals[i] and
+ * shadows[i] (lane 0's; NULL if none) receive them. Its
  * invokes are calls until the generator reattaches *unwinds (unwind.c).
  * False, with an error reported, when sig->fn holds a construct Kinase
  * refuses. */
@@ -403,6 +447,11 @@ void simplify_control(LLVMValueRef fn);
 /* Inlines, across the module, the call sites marked alwaysinline (a caller
  * marks the ones it wants). */
 void simplify_inline_marked_calls(void);
+/* splitloads.c: each load through a select between a Const pointer
+ * parameter's memory and other memory (one load on two paths in the
+ * source, merged by instcombine) becomes a branch with a load on each
+ * side. */
+void split_loads_choosing_const_memory(const Signature *sig, LLVMValueRef copy);
 
 /* ---- iter.c: __enzyme_iter(n, k), n + k per order of differentiation ---- */
 
@@ -793,6 +842,9 @@ void cuda_drop_repeated_global_writes(LLVMValueRef aug);
  * other values than the kernel drew. Shared memory is the block's own,
  * made afresh in each run. */
 const char *cuda_unrepeatable_atomic(LLVMValueRef aug);
+/* Why kernel `body` cannot have reverse kernels because it reads and
+ * writes a __device__ variable (malloc'd), or NULL. */
+char *cuda_unrepeatable_global(LLVMValueRef body);
 
 /* ---- core/structcopy.c: the fields of structs, and copies of whole ones ---- */
 
@@ -1011,6 +1063,11 @@ void cuda_mirror_barrier(LLVMBuilderRef b, LLVMValueRef call, const WarpOp *op, 
  * args: the shuffle's arguments as the reverse sweep sees them. May leave
  * `b` in a new block. */
 LLVMValueRef cuda_shuffle_transpose(LLVMBuilderRef b, const WarpOp *op, LLVMValueRef *args, LLVMValueRef dy);
+/* Whether all 32 lanes of the warp run this instruction together. */
+LLVMValueRef cuda_warp_is_whole(LLVMBuilderRef b);
+/* Whether every lane of a whole warp holds the same value of each of
+ * values[0..n) (pointers, integers up to 64 bits, floats): an i1. */
+LLVMValueRef cuda_lanes_agree(LLVMBuilderRef b, LLVMValueRef *values, unsigned n);
 /* Emits a branch to `agree` when all 32 lanes of the warp are here, each at
  * the same `addresses` (only then may their adds be summed across the warp,
  * cuda_warp_total), else to `disagree`. */

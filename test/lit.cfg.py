@@ -5,6 +5,7 @@
 #   %plugin        build/lib/Kinase.so
 #   %opt           opt -load-pass-plugin=%plugin          (add -passes=kinase)
 #   %kinase-cc     build/bin/kinase-cc
+#   %kinase-cxx    build/bin/kinase-c++ (the C++ driver, a link to kinase-cc)
 #   %clang-plugin  clang -fpass-plugin=%plugin -I<repo>/include
 #   %clang         clang (LLVM 22)
 #   %clangxx       clang++ (LLVM 22)
@@ -71,6 +72,7 @@ config.environment.update({
 config.substitutions += [
     ("%clang-plugin", "%s -fpass-plugin=%s -I%s" % (clang, config.kinase_plugin, include_dir)),
     ("%kinase-cc", config.kinase_cc),
+    ("%kinase-cxx", os.path.join(os.path.dirname(config.kinase_cc), "kinase-c++")),
     ("%kinase-build", config.kinase_obj_root),
     ("%kinase-rt", os.path.join(config.kinase_rt_dir, "libkinase_rt.a")),
     ("%kinase-opt", os.path.join(config.kinase_obj_root, "bin", "kinase-opt")),

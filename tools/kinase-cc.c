@@ -1,4 +1,5 @@
 /* kinase-cc: clang with Kinase, a drop-in compiler for C, C++ and CUDA.
+ * kinase-c++ (a link to it; any name ending in ++): the same as clang++.
  *
  * It runs clang (clang++ for C++ and CUDA) with every argument it was given,
  * in order, and adds:
@@ -26,9 +27,13 @@
  * to the working directory, one that cannot be read is a plain argument) but
  * passes them on unexpanded, for clang to expand again.
  *
- * C sources stay C when clang++ runs: a .c file named on the command line
- * with no -x in effect is passed as -x c FILE -x none. (clang++ would compile
- * it as C++; one named inside a response file still is.)
+ * C sources stay C when kinase-cc runs clang++: a .c file named on the
+ * command line with no -x in effect is passed as -x c FILE -x none. (clang++
+ * would compile it as C++; one named inside a response file still is.)
+ *
+ * Run as kinase-c++, it is the C++ driver, as clang++ is to clang: it always
+ * runs clang++, which links the C++ standard library, and passes .c files on
+ * as they are, for clang++ to compile as C++ (as g++ and clang++ do).
  *
  * A link is a CUDA link when it compiles a CUDA source, or when an object or
  * archive named on the command line (.o, .a) holds CUDA code: the driver
@@ -74,8 +79,12 @@
 
 /* ---- small helpers ---- */
 
+/* What the driver was run as: "kinase-cc", or "kinase-c++" as the C++ driver. */
+static const char *driver_name = "kinase-cc";
+static bool cxx_driver;
+
 static _Noreturn void fail(const char *fmt, const char *arg) {
-  fprintf(stderr, "kinase-cc: error: ");
+  fprintf(stderr, "%s: error: ", driver_name);
   fprintf(stderr, fmt, arg);
   fputc('\n', stderr);
   exit(1);
@@ -425,7 +434,7 @@ static bool links_cuda_libraries(const Request *req) {
 }
 
 static bool needs_cxx(const Request *req) {
-  return req->cxx_source || req->cuda_source || cuda_link(req);
+  return cxx_driver || req->cxx_source || req->cuda_source || cuda_link(req);
 }
 
 /* ---- where things are ---- */
@@ -535,9 +544,10 @@ static void add_cuda_headers(ArgList *cmd, const char *root) {
   }
 }
 
-/* The user's arguments, in order; under clang++, C sources stay C. */
+/* The user's arguments, in order; under clang++, C sources stay C (but
+ * for kinase-c++, which is clang++). */
 static void add_user_arguments(ArgList *cmd, int argc, char **argv, const Request *req) {
-  bool keep_c = needs_cxx(req);
+  bool keep_c = needs_cxx(req) && !cxx_driver;
   for (int i = 1; i < argc; i++) {
     if (keep_c && req->c_source[i]) {
       add(cmd, "-x");
@@ -617,7 +627,7 @@ static _Noreturn void run(const ArgList *cmd) {
 /* ---- --version and --help ---- */
 
 static _Noreturn void print_version(const Request *req) {
-  printf("kinase-cc (Kinase) %s\n", KINASE_VERSION);
+  printf("%s (Kinase) %s\n", driver_name, KINASE_VERSION);
   ArgList cmd = {0};
   add(&cmd, clang_path(req));
   add(&cmd, "--version");
@@ -625,9 +635,9 @@ static _Noreturn void print_version(const Request *req) {
 }
 
 static void print_help(void) {
-  printf("usage: kinase-cc [clang options] file...\n"
+  printf("usage: %s [clang options] file...\n"
          "\n"
-         "Compiles C, C++ and CUDA like clang, with Kinase differentiating the calls\n"
+         "Compiles C, C++ and CUDA like %s, with Kinase differentiating the calls\n"
          "of __enzyme_autodiff and __enzyme_fwddiff (declared in kinase.h).\n"
          "\n"
          "Kinase options:\n"
@@ -647,11 +657,22 @@ static void print_help(void) {
          "the CUDA driver and, for -fgpu-rdc objects, --offload-link; a link naming\n"
          "-lcuda or -lcudart gets cudart and the driver, which the Kinase runtime calls.\n"
          "\n"
-         "All clang options are accepted and passed on in order; see clang --help.\n",
-         KINASE_CUDA_ROOT, DEFAULT_GPU_ARCH);
+         "All clang options are accepted and passed on in order; see clang --help.\n"
+         "kinase-c++ is the same driver as clang++: it always links the C++ library\n"
+         "and compiles .c files as C++.\n",
+         driver_name, cxx_driver ? "clang++" : "clang", KINASE_CUDA_ROOT, DEFAULT_GPU_ARCH);
+}
+
+/* kinase-c++ (any name ending in ++) is the C++ driver. */
+static void name_driver(const char *argv0) {
+  const char *slash = strrchr(argv0, '/');
+  const char *name = slash ? slash + 1 : argv0;
+  cxx_driver = ends_with(name, "++");
+  driver_name = cxx_driver ? "kinase-c++" : "kinase-cc";
 }
 
 int main(int argc, char **argv) {
+  name_driver(argc ? argv[0] : "kinase-cc");
   Request req = read_request(argc, argv);
   if (req.help) {
     print_help();

@@ -4,7 +4,9 @@
  * (enzyme_dup, enzyme_dupnoneed, enzyme_const, enzyme_out) passed as the
  * values of globals of those names, and in split mode enzyme_tape, t (the
  * tape) and enzyme_allocated, n (the caller holds the tape in n bytes of
- * its own at t). A call is replaced by a call of the derivative. */
+ * its own at t). A call is replaced by a call of the derivative. Forward
+ * mode's batch markers (enzyme_width, enzyme_dupv) and __enzyme_batch are
+ * read in batch.c. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -29,11 +31,6 @@ typedef struct {
 } UnsupportedMarker;
 
 static const UnsupportedMarker unsupported_markers[] = {
-    {"enzyme_width", "Enzyme's batch mode"},
-    {"enzyme_dupv", "Enzyme's batch mode"},
-    {"enzyme_dupnoneedv", "Enzyme's batch mode"},
-    {"enzyme_scalar", "Enzyme's batch mode"},
-    {"enzyme_vector", "Enzyme's batch mode"},
     {"enzyme_primal_return", "the primal result returned with the derivative"},
     {"enzyme_noret", "no result returned"},
 };
@@ -78,7 +75,7 @@ static int marker_of(LLVMValueRef arg) {
 
 static const char *entry_name(RequestKind kind) {
   static const char *const names[] = {"__enzyme_fwddiff", "__enzyme_autodiff", "__enzyme_augmentfwd",
-                                      "__enzyme_reverse"};
+                                      "__enzyme_reverse", "__enzyme_batch"};
   return names[kind];
 }
 
@@ -100,11 +97,13 @@ typedef struct {
   LLVMTypeRef declared; /* the declared result type */
   LLVMValueRef fn;
   LLVMBuilderRef b;
-  LLVMValueRef args[2 * KN_MAX_PARAMS + 2];
+  LLVMValueRef args[KN_MAX_ARGS];
   unsigned nargs;
-  /* The call's arguments after the function, split-mode markers taken out. */
-  LLVMValueRef actual[2 * KN_MAX_PARAMS + 8];
+  /* The call's arguments after the function, split-mode and batch-mode
+   * markers taken out. */
+  LLVMValueRef actual[KN_MAX_ARGS];
   unsigned nactual;
+  unsigned width;         /* enzyme_width's lanes, 1 without */
   LLVMValueRef tape;      /* enzyme_tape's value, or NULL */
   LLVMValueRef allocated; /* enzyme_allocated's size, or NULL */
   CxxRequest cxx;         /* a request from <enzyme/enzyme> (cxx.c) */
@@ -163,6 +162,8 @@ static const char *type_in_words(LLVMTypeRef type) {
 }
 
 static bool push_arg(Request *r, unsigned i, bool shadow, LLVMValueRef value, LLVMTypeRef type) {
+  if (r->nargs == KN_MAX_ARGS)
+    return request_error(r, "too many arguments");
   bool ok;
   LLVMValueRef converted = coerce(r->b, value, type, &ok);
   if (!ok)
@@ -173,13 +174,14 @@ static bool push_arg(Request *r, unsigned i, bool shadow, LLVMValueRef value, LL
   return true;
 }
 
-static bool is_marker(LLVMValueRef arg, const char *marker) {
+bool abi_is_marker(LLVMValueRef arg, const char *marker) {
   LLVMValueRef v = marker_global(arg);
   return v && is_marker_name(kn_value_name(v), marker);
 }
 
 static bool is_any_marker(LLVMValueRef arg) {
-  return marker_of(arg) >= 0 || is_marker(arg, "enzyme_tape") || is_marker(arg, "enzyme_allocated");
+  return marker_of(arg) >= 0 || abi_is_marker(arg, "enzyme_tape") || abi_is_marker(arg, "enzyme_allocated") ||
+         batch_is_marker(arg);
 }
 
 /* The arguments after the function, in the C ABI's order: as the call has
@@ -187,14 +189,14 @@ static bool is_any_marker(LLVMValueRef arg) {
 static bool operands(Request *r, LLVMValueRef *ops, unsigned *n) {
   unsigned count = 0;
   for (unsigned k = r->first + 1; k < LLVMGetNumArgOperands(r->call); k++) {
-    if (count == 3 * KN_MAX_PARAMS + 8)
+    if (count == KN_MAX_ARGS)
       return request_error(r, "too many arguments");
     ops[count++] = LLVMGetOperand(r->call, k);
   }
   *n = count;
   if (!count || !cxx_is_grouped(ops[0]))
     return true;
-  LLVMValueRef grouped[3 * KN_MAX_PARAMS + 8];
+  LLVMValueRef grouped[KN_MAX_ARGS];
   memcpy(grouped, ops, count * sizeof *ops);
   char why[160];
   return cxx_ungroup(r->fn, grouped, count, &r->cxx, ops, n, why, sizeof why) ||
@@ -202,12 +204,18 @@ static bool operands(Request *r, LLVMValueRef *ops, unsigned *n) {
 }
 
 /* Fills r->actual with the arguments after the function, taking out the
- * split-mode markers and their values. */
+ * split-mode markers and their values, and batch mode's (batch.c). */
 static bool collect_actual(Request *r) {
-  LLVMValueRef ops[3 * KN_MAX_PARAMS + 8];
+  LLVMValueRef ops[KN_MAX_ARGS];
   unsigned n;
+  char why[200];
   if (!operands(r, ops, &n))
     return false;
+  if (!batch_read_markers(r->b, ops, &n, &r->width, why, sizeof why))
+    return request_error(r, "%s", why);
+  if (r->width > 1 && r->mode == MODE_REVERSE)
+    return request_error(r, "enzyme_width (Enzyme's batch mode) is supported in forward mode only "
+                            "(__enzyme_fwddiff); call the gradient once per direction");
   for (unsigned k = 0; k < n; k++) {
     LLVMValueRef arg = ops[k];
     const UnsupportedMarker *unsupported = unsupported_marker(arg);
@@ -217,11 +225,11 @@ static bool collect_actual(Request *r) {
     /* enzyme_nocache: the caller promises that nothing changes the next
      * argument's memory between the two sweeps, so that Enzyme may leave
      * its values off the tape. A hint: Kinase records what it needs. */
-    if (is_marker(arg, "enzyme_nocache"))
+    if (abi_is_marker(arg, "enzyme_nocache"))
       continue;
-    LLVMValueRef *slot = is_marker(arg, "enzyme_tape")        ? &r->tape
-                         : is_marker(arg, "enzyme_allocated") ? &r->allocated
-                                                              : NULL;
+    LLVMValueRef *slot = abi_is_marker(arg, "enzyme_tape")        ? &r->tape
+                         : abi_is_marker(arg, "enzyme_allocated") ? &r->allocated
+                                                                  : NULL;
     bool split = r->kind == REQ_AUGMENT || r->kind == REQ_REVERSE;
     if (slot && (!split || k + 1 == n))
       return request_error(r, "marker '%s' %s", kn_value_name(marker_global(arg)),
@@ -260,10 +268,27 @@ static Activity piece_activity(int marker, LLVMTypeRef type, Mode mode) {
   return has_shadow((Activity)marker) && number ? ACT_CONST : (Activity)marker;
 }
 
+/* Where r->actual[at] is a structure passed in memory that the function
+ * takes as pieces from parameter `param` on, puts its pieces in its place
+ * (abi/pieces.c). */
+static bool unpack_byval(Request *r, unsigned at, unsigned param) {
+  LLVMValueRef pieces[2];
+  unsigned n = at < r->nactual ? abi_unpack_byval(r->b, r->call, r->actual[at], r->fn, param, pieces) : 0;
+  if (!n)
+    return true;
+  if (r->nactual + n - 1 > sizeof r->actual / sizeof *r->actual)
+    return request_error(r, "too many arguments");
+  memmove(r->actual + at + n, r->actual + at + 1, (r->nactual - at - 1) * sizeof *r->actual);
+  memcpy(r->actual + at, pieces, n * sizeof *pieces);
+  r->nactual += n - 1;
+  return true;
+}
+
 /* A structure passed by value arrives as its pieces, then (where it has a
- * shadow) its shadow's: clang passes a small structure as its eightbytes,
- * one parameter each. Each piece becomes an argument with its own marker,
- * followed by the shadow's piece where it has one, so struct {CUdeviceptr
+ * shadow) its shadow's, one shadow per lane in batch mode: clang passes a
+ * small structure as its eightbytes, one parameter each. Each piece becomes
+ * an argument with its own marker, followed by the shadows' pieces where
+ * it has them, so struct {CUdeviceptr
  * out, in;} passed enzyme_dup is two CUdeviceptrs with shadows, and an
  * unmarked struct {double *p, *q;} passed as `s, ds` is two pointers with
  * their shadows rather than p with q as its shadow. The walk follows the
@@ -274,21 +299,29 @@ static bool regroup_pieces(Request *r) {
   unsigned n = 0, room = sizeof out / sizeof *out, nparams = LLVMCountParams(r->fn);
   unsigned sret_kind = LLVMGetEnumAttributeKindForName("sret", 4);
   unsigned param = nparams && LLVMGetEnumAttributeAtIndex(r->fn, 1, sret_kind) ? 1 : 0;
-  unsigned k = 0;
+  unsigned k = 0, copies = 1 + r->width; /* a shadowed value and its shadows */
   for (; k < r->nactual && param < nparams;) {
     int marker = marker_of(r->actual[k]);
-    unsigned at = k + (marker >= 0), rest = r->nactual - at;
+    unsigned at = k + (marker >= 0);
+    if (!unpack_byval(r, at, param))
+      return false;
     LLVMValueRef *values = r->actual + at;
-    unsigned pieces = abi_pieces(values, rest);
+    unsigned rest = r->nactual - at, pieces = abi_pieces(values, rest);
     bool shadowed = marker >= 0 ? has_shadow((Activity)marker) : false;
     for (unsigned j = 0; marker < 0 && j < pieces && j < rest; j++)
       shadowed |= has_shadow(default_activity(LLVMTypeOf(values[j]), r->mode));
-    bool grouped = pieces >= 2 && param + pieces <= nparams &&
-                   (!shadowed || (2 * pieces <= rest && abi_same_pieces(values, values + pieces, pieces)));
+    for (unsigned lane = 1; shadowed && lane < copies; lane++)
+      if (!unpack_byval(r, at + lane * pieces, param))
+        return false;
+    rest = r->nactual - at;
+    bool same = copies * pieces <= rest;
+    for (unsigned lane = 1; same && lane < copies; lane++)
+      same = abi_same_pieces(values, values + lane * pieces, pieces);
+    bool grouped = pieces >= 2 && param + pieces <= nparams && (!shadowed || same);
     if (!grouped) {
       Activity act = marker >= 0 ? (Activity)marker
                                  : default_activity(LLVMTypeOf(LLVMGetParam(r->fn, param)), r->mode);
-      unsigned take = (at - k) + (has_shadow(act) ? 2 : 1);
+      unsigned take = (at - k) + (has_shadow(act) ? copies : 1);
       for (unsigned j = 0; j < take && k < r->nactual; j++) {
         if (n == room)
           return request_error(r, "too many arguments");
@@ -299,14 +332,14 @@ static bool regroup_pieces(Request *r) {
     }
     for (unsigned j = 0; j < pieces; j++) {
       Activity act = piece_activity(marker, LLVMTypeOf(values[j]), r->mode);
-      if (n + 3 > room)
+      if (n + 1 + copies > room)
         return request_error(r, "too many arguments");
       out[n++] = marker_for(act);
       out[n++] = values[j];
-      if (has_shadow(act))
-        out[n++] = values[pieces + j];
+      for (unsigned lane = 1; has_shadow(act) && lane < copies; lane++)
+        out[n++] = values[lane * pieces + j];
     }
-    k = at + pieces * (shadowed ? 2 : 1);
+    k = at + pieces * (shadowed ? copies : 1);
     param += pieces;
   }
   for (; k < r->nactual; k++) { /* split mode's seed and tape, or too many: read_arguments says */
@@ -376,18 +409,7 @@ static bool store_leaves(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef at, LLVMV
  * typename... A> R __enzyme_autodiff(void *, A...)`) takes the struct
  * whole, as the function does, where a C `...` takes its fields. */
 static bool passed_byval(LLVMValueRef call, LLVMValueRef value, LLVMTypeRef t) {
-  if (!kn_is_pointer_type(LLVMTypeOf(value)))
-    return false;
-  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
-  unsigned n = LLVMGetNumArgOperands(call);
-  for (unsigned j = 0; j < n; j++) {
-    if (LLVMGetOperand(call, j) != value)
-      continue;
-    LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(call, j + 1, kind);
-    if (a && LLVMGetTypeAttributeValue(a) == t)
-      return true;
-  }
-  return false;
+  return kn_is_pointer_type(LLVMTypeOf(value)) && abi_byval_operand_type(call, value) == t;
 }
 
 /* A struct passed by value through the variadic call arrives, on NVPTX
@@ -430,19 +452,39 @@ static bool struct_result(Request *r, Signature *sig, unsigned *first) {
                             "a floating-point result; differentiate a function that stores the struct "
                             "through an enzyme_dup pointer parameter instead",
                          kn_function_name(r->fn));
-  if (!r->sret || LLVMABISizeOfType(kn_module.layout, r->declared) != LLVMABISizeOfType(kn_module.layout, type))
+  unsigned long long size = LLVMABISizeOfType(kn_module.layout, type);
+  if (!r->sret || LLVMABISizeOfType(kn_module.layout, r->declared) != r->width * size)
     return request_error(r, "'%s' returns a struct through a hidden pointer (sret): declare %s "
-                            "returning the same struct to receive its tangent",
-                         kn_function_name(r->fn), entry_name(r->kind));
+                            "returning %s to receive %s",
+                         kn_function_name(r->fn), entry_name(r->kind),
+                         r->width > 1 ? "an array of that struct, one per lane," : "the same struct",
+                         r->width > 1 ? "the tangents" : "its tangent");
   LLVMBuilderRef entry = kn_entry_builder(LLVMGetBasicBlockParent(LLVMGetInsertBlock(r->b)));
   r->args[r->nargs++] = LLVMBuildAlloca(entry, type, "primal.result");
   LLVMDisposeBuilder(entry);
-  r->args[r->nargs++] = r->sret;
+  /* In batch mode lane k's tangent is the k-th struct of the result. */
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(kn_module.ctx);
+  for (unsigned lane = 0; lane < r->width; lane++) {
+    LLVMValueRef offset = LLVMConstInt(i64, lane * size, 0);
+    r->args[r->nargs++] =
+        lane ? LLVMBuildGEP2(r->b, LLVMInt8TypeInContext(kn_module.ctx), r->sret, &offset, 1, "lane") : r->sret;
+  }
   sig->params[0] = ACT_DUP;
   r->sret = NULL; /* the derivative stores the tangent there itself */
   r->declared = LLVMVoidTypeInContext(kn_module.ctx);
   *first = 1;
   return true;
+}
+
+/* What an argument of `needed` values needs, in words. */
+static const char *needed_words(unsigned needed, unsigned width) {
+  static char words[96];
+  if (needed == 1)
+    return "a value";
+  if (width == 1)
+    return "a value and its shadow";
+  snprintf(words, sizeof words, "a value and its %u shadows, one per lane of enzyme_width %u", width, width);
+  return words;
 }
 
 /* Reads the markers and values after the function argument into `sig` and
@@ -460,17 +502,20 @@ static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
     int marker = cursor < nactual ? marker_of(r->actual[cursor]) : -1;
     Activity act = marker >= 0 ? (Activity)marker : default_activity(type, r->mode);
     cursor += marker >= 0;
-    unsigned needed = (act == ACT_DUP || act == ACT_DUPNONEED) ? 2 : 1;
+    unsigned needed = (act == ACT_DUP || act == ACT_DUPNONEED) ? 1 + r->width : 1;
     if (cursor + needed > nactual)
       return request_error(r, "'%s' has %u parameter%s but the call ends at parameter %u (%s needs %s)",
                            kn_function_name(r->fn), nparams, nparams == 1 ? "" : "s", i + 1,
-                           activity_name(act),
-                           needed == 2 ? "a value and its shadow" : "a value");
+                           activity_name(act), needed_words(needed, r->width));
     if (!check_activity(r, i, type, act))
       return false;
     LLVMTypeRef by_value = byval_type(r->fn, i);
     for (unsigned k = 0; k < needed; k++) {
       LLVMValueRef value = r->actual[cursor];
+      if (marker_of(value) >= 0 && r->width > 1 && k)
+        return request_error(r, "a marker stands where parameter %u of '%s' expects its shadow for "
+                                "lane %u (enzyme_width %u: one shadow per lane)",
+                             i + 1, kn_function_name(r->fn), k - 1, r->width);
       if (marker_of(value) >= 0)
         return request_error(r, "a marker stands where parameter %u of '%s' expects a %s",
                              i + 1, kn_function_name(r->fn), k ? "shadow" : "value");
@@ -480,7 +525,7 @@ static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
         cursor++;
       if (!value)
         return false;
-      if (!push_arg(r, i, k == 1, value, type))
+      if (!push_arg(r, i, k > 0, value, type))
         return false;
     }
     if (kn_module.gpu && needed == 2 && kn_is_pointer_type(type) && owns_shadow(r, i, r->actual[cursor - 1]))
@@ -558,6 +603,30 @@ static bool pass_dynamic_shared(Request *r, Signature *sig) {
   return true;
 }
 
+/* __enzyme_batch: the function called once per lane (batch.c), the
+ * results handed back as declared. */
+static bool call_batch(Request *r) {
+  LLVMValueRef ops[KN_MAX_ARGS], results;
+  unsigned n;
+  char why[200];
+  if (!operands(r, ops, &n))
+    return false;
+  if (!batch_read_markers(r->b, ops, &n, &r->width, why, sizeof why) ||
+      !batch_call_lanes(r->b, r->fn, ops, n, r->width, &results, why, sizeof why))
+    return request_error(r, "%s", why);
+  LLVMTypeRef declared = r->declared;
+  if (LLVMGetTypeKind(declared) == LLVMVoidTypeKind)
+    return true;
+  bool ok = results != NULL;
+  LLVMValueRef value = ok ? coerce(r->b, results, declared, &ok) : NULL;
+  if (!ok)
+    return request_error(r, "the declared return type cannot hold the %u results of '%s': declare "
+                            "a struct or array of %u of its result type",
+                         r->width, kn_function_name(r->fn), r->width);
+  deliver(r, value);
+  return true;
+}
+
 static bool lower(Request *r) {
   find_result(r);
   if (LLVMGetNumArgOperands(r->call) <= r->first)
@@ -566,12 +635,14 @@ static bool lower(Request *r) {
   if (!LLVMIsAFunction(target))
     return request_error(r, "the first argument must be a function, not %s",
                          LLVMIsAConstant(target) ? "a constant" : "a computed pointer");
-  if (LLVMIsDeclaration(target))
+  if (LLVMIsDeclaration(target) && r->kind != REQ_BATCH)
     return request_error(r, "'%s' has no body in this module to differentiate",
                          kn_function_name(target));
   if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(target)))
     return request_error(r, "'%s' is variadic", kn_function_name(target));
   r->fn = target;
+  if (r->kind == REQ_BATCH)
+    return call_batch(r);
   Signature sig = {.fn = target, .mode = r->mode};
   unsigned cursor = 0;
   /* Device code takes a structure by value as one byval parameter, whose
@@ -612,6 +683,9 @@ static void use_context(Request *r, LLVMValueRef first) {
 static bool call_forward_cxx(Request *r, Signature *sig, LLVMTypeRef ret) {
   const CxxRequest *cxx = &r->cxx;
   bool has_result = LLVMGetTypeKind(ret) != LLVMVoidTypeKind;
+  if (r->width > 1)
+    return request_error(r, "enzyme_width (batch mode) belongs to __enzyme_fwddiff's C interface, "
+                            "not to enzyme::autodiff");
   if (cxx->ret == RET_ACTIVE)
     return request_error(r, "an Active result belongs to reverse mode: in forward mode the result "
                             "of '%s' is Duplicated, DuplicatedNoNeed or Const",
@@ -636,6 +710,13 @@ static bool call_forward(Request *r, Signature *sig, LLVMTypeRef ret) {
     return call_forward_cxx(r, sig, ret);
   LLVMTypeRef declared = r->declared;
   sig->ret_tangent = LLVMGetTypeKind(declared) != LLVMVoidTypeKind && kn_type_has_floats(ret);
+  sig->width = r->width;
+  /* A global has one shadow, which every lane would read and write. */
+  if (r->width > 1 && globals_reached_by(r->fn))
+    return request_error(r, "batch mode (enzyme_width) is not supported for '%s', which uses a global "
+                            "variable holding floats that the program writes: its one shadow cannot "
+                            "hold a tangent per lane",
+                         kn_function_name(r->fn));
   LLVMValueRef result =
       LLVMBuildCall2(r->b, derive_type(sig), derive_get(sig), r->args, r->nargs, "");
   globals_clear_before(result, r->fn);
@@ -643,6 +724,10 @@ static bool call_forward(Request *r, Signature *sig, LLVMTypeRef ret) {
     return true;
   bool ok = sig->ret_tangent;
   LLVMValueRef value = ok ? coerce(r->b, result, declared, &ok) : NULL;
+  if (!ok && sig->ret_tangent && r->width > 1)
+    return request_error(r, "the declared return type cannot hold the %u tangents of '%s''s result: "
+                            "declare a struct or array of %u of its type",
+                         r->width, kn_function_name(r->fn), r->width);
   if (!ok && sig->ret_tangent)
     return request_error(r, "the declared return type cannot hold the derivative of '%s''s result",
                          kn_function_name(r->fn));
@@ -993,9 +1078,9 @@ bool abi_lower_request(LLVMValueRef call, RequestKind kind) {
   bool ok = lower(&r);
   if (!ok && LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
     LLVMReplaceAllUsesWith(call, LLVMGetPoison(LLVMTypeOf(call)));
-  LLVMValueRef operands[2 * KN_MAX_PARAMS + 8];
+  LLVMValueRef operands[KN_MAX_ARGS];
   unsigned n = LLVMGetNumArgOperands(call);
-  n = n > 2 * KN_MAX_PARAMS + 8 ? 2 * KN_MAX_PARAMS + 8 : n;
+  n = n > KN_MAX_ARGS ? KN_MAX_ARGS : n;
   for (unsigned i = 0; i < n; i++)
     operands[i] = LLVMGetOperand(call, i);
   if (LLVMIsAInvokeInst(call)) {

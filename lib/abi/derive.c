@@ -31,18 +31,21 @@ static char *cache_key(const Signature *sig) {
   for (unsigned i = 0; i < sig->nparams; i++)
     pattern[i] = "cdno"[sig->params[i]];
   pattern[sig->nparams] = 0;
-  return kn_strdup_printf("%s|%d|%s|%d%d%d|%llx|%llx", kn_function_name(sig->fn), sig->mode, pattern,
-                          sig->ret_tangent, sig->ret_primal, sig->adjacent, sig->frozen, sig->owned);
+  return kn_strdup_printf("%s|%d|%s|%d%d%d|%llx|%llx|%u", kn_function_name(sig->fn), sig->mode, pattern,
+                          sig->ret_tangent, sig->ret_primal, sig->adjacent, sig->frozen, sig->owned,
+                          kn_width(sig));
 }
 
-/* The primal parameters, each followed by its shadow where dup. */
+/* The primal parameters, each followed by its shadow where dup (one per
+ * lane in batch mode). */
 static unsigned primal_and_shadow_types(const Signature *sig, LLVMTypeRef *params) {
   LLVMTypeRef orig[KN_MAX_PARAMS];
   LLVMGetParamTypes(LLVMGlobalGetValueType(sig->fn), orig);
   unsigned n = 0;
   for (unsigned i = 0; i < sig->nparams; i++) {
     params[n++] = orig[i];
-    if (sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED)
+    for (unsigned lane = 0; lane < kn_width(sig) && (sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED);
+         lane++)
       params[n++] = orig[i];
   }
   return n;
@@ -54,13 +57,18 @@ static LLVMTypeRef return_type(const Signature *sig) {
 
 static LLVMTypeRef ptr_type(void) { return LLVMPointerTypeInContext(kn_module.ctx, 0); }
 
+/* Forward mode: (primals and shadows) -> [primal result][, tangent], as
+ * {primal, tangent} when both; in batch mode the tangent is [W x T]. */
 static LLVMTypeRef forward_type(const Signature *sig) {
-  LLVMTypeRef params[2 * KN_MAX_PARAMS], ret = return_type(sig);
+  LLVMTypeRef params[KN_MAX_ARGS], ret = return_type(sig);
   unsigned n = primal_and_shadow_types(sig, params);
+  LLVMTypeRef tangent = kn_width(sig) > 1 ? LLVMArrayType2(ret, kn_width(sig)) : ret;
   LLVMTypeRef result = LLVMVoidTypeInContext(kn_module.ctx);
   if (sig->ret_tangent && sig->ret_primal)
-    result = LLVMStructTypeInContext(kn_module.ctx, (LLVMTypeRef[]){ret, ret}, 2, 0);
-  else if (sig->ret_tangent || sig->ret_primal)
+    result = LLVMStructTypeInContext(kn_module.ctx, (LLVMTypeRef[]){ret, tangent}, 2, 0);
+  else if (sig->ret_tangent)
+    result = tangent;
+  else if (sig->ret_primal)
     result = ret;
   return LLVMFunctionType(result, params, n, 0);
 }
@@ -68,7 +76,7 @@ static LLVMTypeRef forward_type(const Signature *sig) {
 /* Reverse sweep: (primals and shadows, [adjoint of the result], tape) ->
  * {adjoints of the enzyme_out parameters}. */
 static LLVMTypeRef reverse_type(const Signature *sig) {
-  LLVMTypeRef params[2 * KN_MAX_PARAMS + 2], orig[KN_MAX_PARAMS], outs[KN_MAX_PARAMS];
+  LLVMTypeRef params[KN_MAX_ARGS + 2], orig[KN_MAX_PARAMS], outs[KN_MAX_PARAMS];
   unsigned n = primal_and_shadow_types(sig, params), nout = 0;
   if (sig->ret_tangent)
     params[n++] = return_type(sig);
@@ -91,7 +99,7 @@ LLVMTypeRef derive_type(const Signature *sig) {
  * {[result], [shadow of a result holding pointers], tape}. A request's pair
  * (adjacent) keeps its tape in memory the caller holds on its stack. */
 LLVMTypeRef derive_aug_type(const Signature *sig) {
-  LLVMTypeRef params[2 * KN_MAX_PARAMS + 1], fields[3], ret = return_type(sig);
+  LLVMTypeRef params[KN_MAX_ARGS + 1], fields[3], ret = return_type(sig);
   unsigned n = primal_and_shadow_types(sig, params), nfields = 0;
   if (sig->adjacent)
     params[n++] = ptr_type();
@@ -108,11 +116,16 @@ static void describe(const Signature *sig, LLVMValueRef deriv) {
           kn_function_name(sig->fn));
   for (unsigned i = 0; i < sig->nparams; i++)
     fprintf(stderr, "%s%s", i ? ", " : "", activity_name(sig->params[i]));
+  if (kn_width(sig) > 1)
+    fprintf(stderr, ", width %u", kn_width(sig));
   fprintf(stderr, ") -> %s\n", kn_function_name(deriv));
 }
 
 static LLVMValueRef declare(const char *prefix, const Signature *sig, LLVMTypeRef type) {
-  char *name = kn_strdup_printf("__kinase_%s_%s", prefix, kn_function_name(sig->fn));
+  char width[16] = "";
+  if (kn_width(sig) > 1) /* batch mode: __kinase_fwd4_f */
+    snprintf(width, sizeof width, "%u", kn_width(sig));
+  char *name = kn_strdup_printf("__kinase_%s%s_%s", prefix, width, kn_function_name(sig->fn));
   LLVMValueRef fn = LLVMAddFunction(kn_module.mod, name, type);
   free(name);
   LLVMSetLinkage(fn, LLVMInternalLinkage);

@@ -23,18 +23,19 @@ static const struct {
     {"__enzyme_autodiff", REQ_GRADIENT},
     {"__enzyme_augmentfwd", REQ_AUGMENT},
     {"__enzyme_reverse", REQ_REVERSE},
+    {"__enzyme_batch", REQ_BATCH},
 };
 
 /* Enzyme entry points Kinase does not implement yet: an error at the call
  * rather than an undefined symbol at link time. */
-static const char *const unsupported_entry_points[] = {"__enzyme_batch"};
+static const char *const unsupported_entry_points[] = {"__enzyme_augmentsize", "__enzyme_fwdsplit"};
 
 static void refuse_unsupported(LLVMValueRef call) {
   LLVMValueRef callee = kn_called_function(call);
   for (size_t e = 0; callee && e < sizeof unsupported_entry_points / sizeof *unsupported_entry_points; e++)
     if (strstr(kn_function_name(callee), unsupported_entry_points[e])) {
       kn_error(call, NULL, "%s is not supported yet (Kinase has __enzyme_autodiff, __enzyme_fwddiff, "
-                           "__enzyme_augmentfwd and __enzyme_reverse)",
+                           "__enzyme_augmentfwd, __enzyme_reverse and __enzyme_batch)",
                unsupported_entry_points[e]);
       return;
     }

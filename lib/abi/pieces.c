@@ -5,7 +5,9 @@
  * ds's. Taken one value per parameter, the marker would pair s.out with
  * s.in as its shadow. The pieces are recognised by where they come from:
  * clang loads each from the structure's local copy (or from the local
- * structure itself) at its offset, in order, just before the call. */
+ * structure itself) at its offset, in order, just before the call. Once
+ * the call's registers are taken, clang passes a further structure in
+ * memory (byval) instead: its pieces are loaded from there alike. */
 #include "kinase.h"
 
 #include <string.h>
@@ -74,6 +76,40 @@ bool abi_same_pieces(LLVMValueRef *a, LLVMValueRef *b, unsigned k) {
     first_b = slot_b;
   }
   return true;
+}
+
+LLVMTypeRef abi_byval_operand_type(LLVMValueRef call, LLVMValueRef value) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
+  for (unsigned j = 0, n = LLVMGetNumArgOperands(call); j < n; j++) {
+    LLVMAttributeRef a = LLVMGetOperand(call, j) == value ? LLVMGetCallSiteEnumAttribute(call, j + 1, kind) : NULL;
+    if (a)
+      return LLVMGetTypeAttributeValue(a);
+  }
+  return NULL;
+}
+
+unsigned abi_unpack_byval(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef value, LLVMValueRef fn, unsigned param,
+                          LLVMValueRef *pieces) {
+  LLVMTypeRef type = abi_byval_operand_type(call, value);
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  if (!type || LLVMGetEnumAttributeAtIndex(fn, param + 1, byval))
+    return 0;
+  unsigned long long size = LLVMABISizeOfType(kn_module.layout, type), n = (size + 7) / 8;
+  if (n > 2 || param + n > LLVMCountParams(fn))
+    return 0;
+  /* Each piece an eightbyte, the last one what remains of the struct. */
+  for (unsigned j = 0; j < n; j++) {
+    unsigned long long bytes = LLVMStoreSizeOfType(kn_module.layout, LLVMTypeOf(LLVMGetParam(fn, param + j)));
+    if (j + 1 < n ? bytes != 8 : 8 * j + bytes > size)
+      return 0;
+  }
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(kn_module.ctx);
+  for (unsigned j = 0; j < n; j++) {
+    LLVMValueRef offset = LLVMConstInt(i64, 8 * j, 0);
+    LLVMValueRef at = j ? LLVMBuildGEP2(b, LLVMInt8TypeInContext(kn_module.ctx), value, &offset, 1, "") : value;
+    pieces[j] = LLVMBuildLoad2(b, LLVMTypeOf(LLVMGetParam(fn, param + j)), at, "piece");
+  }
+  return (unsigned)n;
 }
 
 LLVMValueRef abi_marker(const char *name) {

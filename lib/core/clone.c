@@ -176,6 +176,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   if (!kn_module.gpu && rule_inline_accessors(copy))
     simplify_registers(copy);
   simplify_control(copy);
+  split_loads_choosing_const_memory(sig, copy);
   barrier_settle(copy);
   kn_float_shuffles(copy);
   if (!unwind_detach(copy, sig->fn, unwinds)) {
@@ -194,8 +195,9 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     set_name(primals[i], "", name);
     shadows[i] = NULL;
     if (sig->params[i] == ACT_DUP || sig->params[i] == ACT_DUPNONEED) {
-      shadows[i] = LLVMGetParam(deriv, k++);
+      shadows[i] = LLVMGetParam(deriv, k);
       set_name(shadows[i], "d.", name);
+      k += kn_width(sig); /* batch mode: the other lanes' shadows follow */
     }
   }
   move_body(copy, deriv, primals);

@@ -65,11 +65,10 @@ static bool derives(LLVMValueRef inst, unsigned k) {
                     LLVMIsAAddrSpaceCastInst(inst));
 }
 
-void cuda_drop_repeated_global_writes(LLVMValueRef aug) {
-  if (!aug)
-    return;
+/* Every use of a device global in `fn`, each a write only or a read. */
+static GlobalAccess *global_accesses(LLVMValueRef fn) {
   GlobalAccess *all = NULL;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(aug); bb; bb = LLVMGetNextBasicBlock(bb))
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
       for (unsigned k = 0, n = (unsigned)LLVMGetNumOperands(inst); k < n; k++) {
         LLVMValueRef global = device_global(LLVMGetOperand(inst, k));
@@ -81,12 +80,41 @@ void cuda_drop_repeated_global_writes(LLVMValueRef aug) {
         else
           a->read = true;
       }
-  for (ptrdiff_t i = 0; i < arrlen(all); i++) {
+  return all;
+}
+
+static void free_accesses(GlobalAccess *all) {
+  for (ptrdiff_t i = 0; i < arrlen(all); i++)
+    arrfree(all[i].writes);
+  arrfree(all);
+}
+
+void cuda_drop_repeated_global_writes(LLVMValueRef aug) {
+  if (!aug)
+    return;
+  GlobalAccess *all = global_accesses(aug);
+  for (ptrdiff_t i = 0; i < arrlen(all); i++)
     for (ptrdiff_t w = 0; !all[i].read && w < arrlen(all[i].writes); w++)
       LLVMInstructionEraseFromParent(all[i].writes[w]);
-    arrfree(all[i].writes);
-  }
-  arrfree(all);
+  free_accesses(all);
+}
+
+/* A global the kernel both reads and writes (g += x, a step counter): its
+ * reverse kernel would run the kernel's work again from what the launch
+ * left there, not from what the launch read. Writes before reads in one
+ * launch (a scratch array read back after a grid-wide sync) cannot be told
+ * from that here, and are refused too. */
+char *cuda_unrepeatable_global(LLVMValueRef body) {
+  GlobalAccess *all = global_accesses(body);
+  char *why = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(all) && !why; i++)
+    if (all[i].read && arrlen(all[i].writes))
+      why = kn_strdup_printf("it reads and writes the __device__ variable '%s': its reverse kernel, "
+                             "which runs the kernel's work again after the kernel ran, would read "
+                             "what the launch left there instead of what the launch read",
+                             kn_value_name(all[i].global));
+  free_accesses(all);
+  return why;
 }
 
 const char *cuda_unrepeatable_atomic(LLVMValueRef aug) {

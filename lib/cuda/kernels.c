@@ -700,14 +700,19 @@ static void emit_for_kernel(LLVMValueRef kernel) {
   free(forward);
   derive_drain();
   kn_capture_errors(NULL);
-  const char *unrepeatable = NULL;
-  for (ptrdiff_t i = 0; i < arrlen(parts) && !why && !unrepeatable; i++)
-    unrepeatable = cuda_unrepeatable_atomic(kn_called_function(parts[i].aug));
+  char *unrepeatable = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(parts) && !why && !unrepeatable; i++) {
+    const char *atomic = cuda_unrepeatable_atomic(kn_called_function(parts[i].aug));
+    unrepeatable = atomic ? kn_strdup_printf("%s", atomic) : NULL;
+  }
+  if (arrlen(parts) && !why && !unrepeatable)
+    unrepeatable = cuda_unrepeatable_global(body);
   if (unrepeatable) { /* forward mode, which runs in the kernel's place, stays */
     drop_derivative_kernels(made, arrlen(parts));
     arrdeln(made, 0, arrlen(parts));
     arrsetlen(parts, 0);
     emit_reason(name, unrepeatable);
+    free(unrepeatable);
   }
   if (!why && (flags & KINASE_KERNEL_WRITES_OTHER))
     for (ptrdiff_t i = 0; i < arrlen(parts); i++)

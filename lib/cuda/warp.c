@@ -275,30 +275,52 @@ static bool same_computation(LLVMValueRef a, LLVMValueRef b, int depth) {
   return true;
 }
 
-void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, unsigned n,
-                                   LLVMBasicBlockRef agree, LLVMBasicBlockRef disagree) {
-  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
-  LLVMBasicBlockRef converged = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.converged");
-  LLVMValueRef all = const32(0xffffffffu);
-  LLVMValueRef active = kn_call_libc(b, "llvm.nvvm.activemask", i32(), NULL, 0);
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, active, all, "warp.full"), converged, disagree);
-  LLVMPositionBuilderAtEnd(b, converged);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx());
+/* v as the i64 match.all compares: pointers by address, narrower
+ * integers and floats by their bits. */
+static LLVMValueRef as_i64(LLVMBuilderRef b, LLVMValueRef v) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx()), type = LLVMTypeOf(v);
+  if (LLVMGetTypeKind(type) == LLVMPointerTypeKind)
+    return LLVMBuildPtrToInt(b, v, i64, "");
+  if (LLVMGetTypeKind(type) != LLVMIntegerTypeKind)
+    v = LLVMBuildBitCast(b, v, LLVMIntTypeInContext(ctx(), LLVMSizeOfTypeInBits(kn_module.layout, type)), "");
+  return LLVMGetIntTypeWidth(LLVMTypeOf(v)) < 64 ? LLVMBuildZExt(b, v, i64, "") : v;
+}
+
+LLVMValueRef cuda_lanes_agree(LLVMBuilderRef b, LLVMValueRef *values, unsigned n) {
   LLVMTypeRef fields[2] = {i32(), LLVMInt1TypeInContext(ctx())}; /* {lanes, all equal} */
   LLVMTypeRef result = LLVMStructTypeInContext(ctx(), fields, 2, 0);
   LLVMValueRef same = LLVMConstInt(LLVMInt1TypeInContext(ctx()), 1, 0);
   for (unsigned i = 0; i < n; i++) {
-    LLVMValueRef base = offset_base(addresses[i]);
-    bool seen = false;
-    for (unsigned k = 0; k < i; k++)
-      seen |= same_computation(offset_base(addresses[k]), base, 0);
-    if (seen)
-      continue;
-    LLVMValueRef args[2] = {all, LLVMBuildPtrToInt(b, base, i64, "")};
+    LLVMValueRef args[2] = {const32(0xffffffffu), as_i64(b, values[i])};
     LLVMValueRef match = kn_call_libc(b, "llvm.nvvm.match.all.sync.i64p", result, args, 2);
     same = LLVMBuildAnd(b, same, LLVMBuildExtractValue(b, match, 1, ""), "lanes.agree");
   }
-  LLVMBuildCondBr(b, same, agree, disagree);
+  return same;
+}
+
+LLVMValueRef cuda_warp_is_whole(LLVMBuilderRef b) {
+  LLVMValueRef active = kn_call_libc(b, "llvm.nvvm.activemask", i32(), NULL, 0);
+  return LLVMBuildICmp(b, LLVMIntEQ, active, const32(0xffffffffu), "warp.full");
+}
+
+void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, unsigned n,
+                                   LLVMBasicBlockRef agree, LLVMBasicBlockRef disagree) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+  LLVMBasicBlockRef converged = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.converged");
+  LLVMBuildCondBr(b, cuda_warp_is_whole(b), converged, disagree);
+  LLVMPositionBuilderAtEnd(b, converged);
+  LLVMValueRef *bases = malloc((n ? n : 1) * sizeof *bases);
+  unsigned distinct = 0;
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef base = offset_base(addresses[i]);
+    bool seen = false;
+    for (unsigned k = 0; k < distinct; k++)
+      seen |= same_computation(bases[k], base, 0);
+    if (!seen)
+      bases[distinct++] = base;
+  }
+  LLVMBuildCondBr(b, cuda_lanes_agree(b, bases, distinct), agree, disagree);
+  free(bases);
 }
 
 /* sum { sent_L : source(L) = this lane } over the lanes L in `mask`, one

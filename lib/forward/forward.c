@@ -10,19 +10,30 @@
  * Every value has a tangent of its own type; a value that is not varied has
  * the zero tangent, written NULL here. Integers loaded from shadow memory
  * carry the shadow's bits, so that copies of floats through integer loads
- * and stores keep their tangents; integer arithmetic is never varied. */
+ * and stores keep their tangents; integer arithmetic is never varied.
+ *
+ * Batch mode (kn_width(sig) lanes, Enzyme's enzyme_width) gives every
+ * varied value one tangent per lane: the rules run lane by lane on that
+ * lane's tangents, except where the table `lane_uses` says otherwise (a
+ * math function's partials are computed once for all lanes; a kernel
+ * launch is refused), and a call of a module function passes every lane to
+ * its callee's derivative of the same width. What varies, and so where
+ * tangent code goes, is the same in every lane. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
   const Signature *sig;
   LLVMValueRef deriv;
   LLVMBuilderRef b;
-  ValueSet varied;    /* values with a nonzero tangent */
-  ValueMap tangent;   /* varied instruction -> its tangent */
-  LLVMValueRef *phis; /* varied phis, whose tangents get incoming values last */
+  ValueSet varied;                /* values with a nonzero tangent */
+  unsigned width;                 /* lanes: tangents per varied value */
+  unsigned lane;                  /* the lane the rules are working on */
+  ValueMap tangent[KN_MAX_WIDTH]; /* per lane: varied value -> its tangent */
+  LLVMValueRef *phis;             /* varied phis, whose tangents get incoming values last */
   bool failed;
 } Forward;
 
@@ -43,7 +54,12 @@ static bool any_operand_varied(Forward *f, LLVMValueRef inst, unsigned first, un
  * with no shadow has no zero tangent: `user` is where it is needed. */
 static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
   if (is_varied(f, v)) {
-    LLVMValueRef t = vmap_get(&f->tangent, v);
+    LLVMValueRef t = vmap_get(&f->tangent[f->lane], v);
+    /* A global's shadow (globals_seed) is lane 0's only: every lane reads
+     * it, and a batch request of a function reaching a global the program
+     * writes is refused (abi/abi.c). */
+    if (!t && LLVMIsAConstant(v))
+      t = vmap_get(&f->tangent[0], v);
     if (!t)
       kn_die("varied value %s has no tangent yet", kn_value_name(v));
     return t;
@@ -54,7 +70,7 @@ static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
 }
 
 static void set_tangent(Forward *f, LLVMValueRef v, LLVMValueRef t) {
-  vmap_put(&f->tangent, v, t);
+  vmap_put(&f->tangent[f->lane], v, t);
 }
 
 /* The same instruction with operands [first, first+count) replaced by their
@@ -72,21 +88,38 @@ static LLVMValueRef twin(Forward *f, LLVMValueRef inst, unsigned first, unsigned
   return copy;
 }
 
-/* sum over i of partial_i * tangent(arg_i), for the varied args. */
-static LLVMValueRef linear_combination(Forward *f, PartialFn partial, LLVMValueRef *args,
-                                       unsigned nargs, LLVMValueRef result) {
-  LLVMValueRef sum = NULL;
+/* The tangent of `result` in every lane: the sum over i of partial_i *
+ * tangent(arg_i), for the varied args. Each partial is computed once, for
+ * all lanes. */
+static void combine_partials(Forward *f, PartialFn partial, LLVMValueRef *args, unsigned nargs,
+                             LLVMValueRef result) {
+  LLVMValueRef sums[KN_MAX_WIDTH] = {0};
   for (unsigned i = 0; i < nargs; i++) {
     if (!is_varied(f, args[i]))
       continue;
-    LLVMValueRef term =
-        math_fmul(f->b, partial(f->b, args, result, i), tangent_of(f, args[i], result));
-    sum = sum ? math_fadd(f->b, sum, term) : term;
+    LLVMValueRef d = partial(f->b, args, result, i);
+    for (f->lane = 0; f->lane < f->width; f->lane++) {
+      LLVMValueRef term = math_fmul(f->b, d, tangent_of(f, args[i], result));
+      sums[f->lane] = sums[f->lane] ? math_fadd(f->b, sums[f->lane], term) : term;
+    }
   }
-  if (!sum)
-    return LLVMConstNull(LLVMTypeOf(result));
-  /* A conversion's partials are in the type of what it converts. */
-  return LLVMTypeOf(sum) == LLVMTypeOf(result) ? sum : LLVMBuildFPCast(f->b, sum, LLVMTypeOf(result), "");
+  for (f->lane = 0; f->lane < f->width; f->lane++) {
+    LLVMValueRef sum = sums[f->lane];
+    if (!sum)
+      sum = LLVMConstNull(LLVMTypeOf(result));
+    /* A conversion's partials are in the type of what it converts. */
+    else if (LLVMTypeOf(sum) != LLVMTypeOf(result))
+      sum = LLVMBuildFPCast(f->b, sum, LLVMTypeOf(result), "");
+    set_tangent(f, result, sum);
+  }
+  f->lane = 0;
+}
+
+/* Runs `rule`, a rule of one lane, on `inst` in every lane. */
+static void in_each_lane(Forward *f, void (*rule)(Forward *, LLVMValueRef), LLVMValueRef inst) {
+  for (f->lane = 0; f->lane < f->width && !f->failed; f->lane++)
+    rule(f, inst);
+  f->lane = 0;
 }
 
 static LLVMValueRef operands_of(LLVMValueRef inst, unsigned n, LLVMValueRef *out) {
@@ -143,25 +176,41 @@ static void accumulation_tangent(Forward *f, LLVMValueRef atomic) {
 
 /* ---- calls ---- */
 
-/* Calls the forward derivative of `callee` in place of `call`. A model
- * (RULE_MODEL) gives only the tangent: the primal keeps calling the
- * library. */
+/* Each lane's tangent of `v` from `t`, what a derivative of the width of
+ * this one returned: [W x T] in batch mode, else the tangent itself. */
+static void set_lane_tangents(Forward *f, LLVMValueRef v, LLVMValueRef t) {
+  if (f->width == 1) {
+    set_tangent(f, v, t);
+    return;
+  }
+  for (f->lane = 0; f->lane < f->width; f->lane++)
+    set_tangent(f, v, LLVMBuildExtractValue(f->b, t, f->lane, ""));
+  f->lane = 0;
+}
+
+/* Calls the forward derivative of `callee` in place of `call`, of this
+ * derivative's width: each varied argument passes its tangent in every
+ * lane. A model (RULE_MODEL) gives only the tangent, of the lane at hand:
+ * the primal keeps calling the library. */
 static void call_derivative(Forward *f, LLVMValueRef call, LLVMValueRef callee, bool model) {
-  Signature sig = {.fn = callee, .mode = MODE_FORWARD};
+  unsigned first = model ? f->lane : 0, lanes = model ? 1 : f->width;
+  Signature sig = {.fn = callee, .mode = MODE_FORWARD, .width = lanes};
   unsigned nargs = LLVMGetNumArgOperands(call);
-  if (nargs > KN_MAX_PARAMS || LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee))) {
+  if (nargs > KN_MAX_PARAMS || LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)) ||
+      (1 + lanes) * nargs > KN_MAX_ARGS) {
     fail(f, call, "it calls variadic or very long function '%s'", kn_function_name(callee));
     return;
   }
   sig.nparams = nargs;
-  LLVMValueRef args[2 * KN_MAX_PARAMS];
+  LLVMValueRef args[KN_MAX_ARGS];
   unsigned n = 0;
   for (unsigned i = 0; i < nargs; i++) {
     LLVMValueRef arg = LLVMGetOperand(call, i);
     args[n++] = arg;
     sig.params[i] = is_varied(f, arg) || activity_null_pointer_argument(arg) ? ACT_DUP : ACT_CONST;
-    if (sig.params[i] == ACT_DUP)
+    for (f->lane = first; sig.params[i] == ACT_DUP && f->lane < first + lanes; f->lane++)
       args[n++] = tangent_of(f, arg, call);
+    f->lane = first;
   }
   sig.ret_tangent = is_varied(f, call);
   sig.ret_primal = !model && LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind;
@@ -176,7 +225,7 @@ static void call_derivative(Forward *f, LLVMValueRef call, LLVMValueRef callee, 
     LLVMValueRef t = LLVMBuildExtractValue(f->b, result, 1, "");
     LLVMReplaceAllUsesWith(call, primal);
     vset_add(&f->varied, primal);
-    set_tangent(f, primal, t);
+    set_lane_tangents(f, primal, t);
   } else if (sig.ret_primal) {
     LLVMReplaceAllUsesWith(call, result);
   }
@@ -360,6 +409,82 @@ static void call_custom_forward(Forward *f, LLVMValueRef call, LLVMValueRef tang
     set_tangent(f, call, t);
 }
 
+/* How a rule's tangents meet the lanes of batch mode: per lane by default. */
+typedef enum {
+  LANES_EACH,    /* the rule runs once per lane, on that lane's tangents */
+  LANES_SHARED,  /* partial derivatives computed once, combined in each lane */
+  LANES_REFUSED, /* not in batch mode */
+} LaneUse;
+
+static const struct {
+  RuleKind kind;
+  LaneUse use;
+  const char *why; /* LANES_REFUSED: what it would repeat */
+} lane_uses[] = {
+    {RULE_MATH, LANES_SHARED, NULL},
+    /* The forward kernel runs the kernel too: once per lane would repeat
+     * its writes, which may read what they overwrite. */
+    {RULE_LAUNCH, LANES_REFUSED, "launches a kernel, whose forward kernel would run once per lane"},
+};
+
+static const char *refused_in_batch(RuleKind kind) {
+  for (size_t i = 0; i < sizeof lane_uses / sizeof *lane_uses; i++)
+    if (lane_uses[i].kind == kind && lane_uses[i].use == LANES_REFUSED)
+      return lane_uses[i].why;
+  return NULL;
+}
+
+static LaneUse lane_use(RuleKind kind) {
+  for (size_t i = 0; i < sizeof lane_uses / sizeof *lane_uses; i++)
+    if (lane_uses[i].kind == kind)
+      return lane_uses[i].use;
+  return LANES_EACH;
+}
+
+/* The tangent of a call with a rule, in lane f->lane. */
+static void rule_tangent(Forward *f, LLVMValueRef call) {
+  const Rule *rule = rule_for_call(call);
+  switch (rule->kind) {
+  case RULE_MODEL:
+    if (is_varied(f, call))
+      call_derivative(f, call, rule_model_function(rule, call), true);
+    return;
+  case RULE_SHUFFLE:
+    if (is_varied(f, call))
+      set_tangent(f, call, cuda_shuffle_tangent(f->b, call, tangent_of(f, LLVMGetOperand(call, rule->arg), call)));
+    return;
+  case RULE_BARRIER:
+    return; /* it stays in the primal, which orders the tangents' memory too */
+  default:
+    if (!rule->cuda || !cuda_memory_tangent(f, call, rule))
+      memory_call(f, call, rule);
+    return;
+  }
+}
+
+/* A call of a registered tangent function, in lane f->lane. */
+static void custom_tangent(Forward *f, LLVMValueRef call) {
+  call_custom_forward(f, call, registry_of(kn_called_function(call))->forward);
+}
+
+static void call_with_rule(Forward *f, LLVMValueRef call, const Rule *rule) {
+  const char *refused = f->width > 1 ? refused_in_batch(rule->kind) : NULL;
+  if (refused) {
+    fail(f, call, "batch mode (enzyme_width) is not supported here: it %s", refused);
+    return;
+  }
+  if (lane_use(rule->kind) == LANES_SHARED) {
+    if (is_varied(f, call)) {
+      LLVMValueRef args[4];
+      unsigned nargs = LLVMGetNumArgOperands(call);
+      operands_of(call, nargs < 4 ? nargs : 4, args);
+      combine_partials(f, rule->partial, args, rule->arg, call);
+    }
+    return;
+  }
+  in_each_lane(f, rule_tangent, call);
+}
+
 static void call_tangent(Forward *f, LLVMValueRef call) {
   if (LLVMIsAInlineAsm(LLVMGetCalledValue(call))) {
     f->failed |= texture_refused(&f->varied, call, f->sig->fn, NULL);
@@ -368,34 +493,12 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
   const Registration *custom = registry_of(kn_called_function(call));
   if (custom && custom->forward) {
     if (any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call)))
-      call_custom_forward(f, call, custom->forward);
+      in_each_lane(f, custom_tangent, call);
     return;
   }
   const Rule *rule = rule_for_call(call);
-  if (rule && rule->kind == RULE_MATH) {
-    if (is_varied(f, call)) {
-      LLVMValueRef args[4];
-      unsigned nargs = LLVMGetNumArgOperands(call);
-      operands_of(call, nargs < 4 ? nargs : 4, args);
-      set_tangent(f, call, linear_combination(f, rule->partial, args, rule->arg, call));
-    }
-    return;
-  }
-  if (rule && rule->kind == RULE_MODEL) {
-    if (is_varied(f, call))
-      call_derivative(f, call, rule_model_function(rule, call), true);
-    return;
-  }
-  if (rule && rule->kind == RULE_SHUFFLE) {
-    if (is_varied(f, call))
-      set_tangent(f, call, cuda_shuffle_tangent(f->b, call, tangent_of(f, LLVMGetOperand(call, rule->arg), call)));
-    return;
-  }
-  if (rule && rule->kind == RULE_BARRIER)
-    return; /* it stays in the primal, which orders the tangents' memory too */
   if (rule) {
-    if (!rule->cuda || !cuda_memory_tangent(f, call, rule))
-      memory_call(f, call, rule);
+    call_with_rule(f, call, rule);
     return;
   }
   if (cuda_unknown_api_call(call, f->sig->fn)) {
@@ -419,8 +522,11 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
                                     : "external function '%s' has no derivative rule and no body "
                                       "to differentiate",
          kn_function_name(callee));
+  } else if (f->width > 1 && cuda_is_launch_stub(callee)) {
+    /* a launch through <<<>>>: the launch rule's lanes */
+    fail(f, call, "batch mode (enzyme_width) is not supported here: it %s", refused_in_batch(RULE_LAUNCH));
   } else {
-    call_derivative(f, call, callee, false);
+    call_derivative(f, call, callee, false); /* every lane in one call */
   }
 }
 
@@ -429,18 +535,49 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
 static void phi_tangent(Forward *f, LLVMValueRef phi) {
   LLVMValueRef t = LLVMBuildPhi(f->b, LLVMTypeOf(phi), "");
   set_tangent(f, phi, t);
-  arrput(f->phis, phi);
+  if (f->lane == 0)
+    arrput(f->phis, phi);
 }
 
 static void fill_phi_tangents(Forward *f) {
-  for (ptrdiff_t k = 0; k < arrlen(f->phis); k++) {
-    LLVMValueRef phi = f->phis[k], t = vmap_get(&f->tangent, phi);
-    for (unsigned i = 0, n = LLVMCountIncoming(phi); i < n; i++) {
-      LLVMValueRef value = tangent_of(f, LLVMGetIncomingValue(phi, i), phi);
-      LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, i);
-      LLVMAddIncoming(t, &value, &from, 1);
+  for (ptrdiff_t k = 0; k < arrlen(f->phis); k++)
+    for (f->lane = 0; f->lane < f->width; f->lane++) {
+      LLVMValueRef phi = f->phis[k], t = vmap_get(&f->tangent[f->lane], phi);
+      for (unsigned i = 0, n = LLVMCountIncoming(phi); i < n; i++) {
+        LLVMValueRef value = tangent_of(f, LLVMGetIncomingValue(phi, i), phi);
+        LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, i);
+        LLVMAddIncoming(t, &value, &from, 1);
+      }
     }
-  }
+  f->lane = 0;
+}
+
+/* The operand a structural instruction moves tangents through: its address
+ * operand, or -1 where it moves them through [first, first+count) (count
+ * 0: it has partials, or is a phi or an alloca). */
+static int structural_operands(Forward *f, LLVMValueRef inst, unsigned *first, unsigned *count) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  activity_structural_operands(op, first, count);
+  int address = activity_address_operand(&f->varied, inst);
+  return address >= 0 && op != LLVMPtrToInt ? address : -1;
+}
+
+/* The tangent of a varied instruction that is no call, store or atomic and
+ * has no partials, in lane f->lane. */
+static void instruction_tangent(Forward *f, LLVMValueRef inst) {
+  unsigned first, count;
+  int address = structural_operands(f, inst, &first, &count);
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  if (address >= 0)
+    set_tangent(f, inst, twin(f, inst, (unsigned)address, 1));
+  else if (count)
+    set_tangent(f, inst, twin(f, inst, first, count));
+  else if (op == LLVMPHI)
+    phi_tangent(f, inst);
+  else if (op == LLVMAlloca)
+    shadow_alloca(f, inst);
+  else
+    kn_die("varied instruction with opcode %d has no tangent rule", op);
 }
 
 static void emit_tangent(Forward *f, LLVMValueRef inst) {
@@ -450,34 +587,24 @@ static void emit_tangent(Forward *f, LLVMValueRef inst) {
     return;
   }
   if (op == LLVMStore) {
-    store_tangent(f, inst);
+    in_each_lane(f, store_tangent, inst);
     return;
   }
   if (op == LLVMAtomicRMW) {
-    accumulation_tangent(f, inst);
+    in_each_lane(f, accumulation_tangent, inst);
     return;
   }
   if (!is_varied(f, inst))
     return;
   unsigned first, count;
-  activity_structural_operands(op, &first, &count);
   PartialFn partial = rule_for_opcode(op);
-  int address = activity_address_operand(&f->varied, inst);
-  if (address >= 0 && op != LLVMPtrToInt) {
-    set_tangent(f, inst, twin(f, inst, (unsigned)address, 1));
-  } else if (count) {
-    set_tangent(f, inst, twin(f, inst, first, count));
-  } else if (partial) {
+  if (partial && structural_operands(f, inst, &first, &count) < 0 && !count) {
     LLVMValueRef args[2];
     operands_of(inst, 2, args);
-    set_tangent(f, inst, linear_combination(f, partial, args, 2, inst));
-  } else if (op == LLVMPHI) {
-    phi_tangent(f, inst);
-  } else if (op == LLVMAlloca) {
-    shadow_alloca(f, inst);
-  } else {
-    kn_die("varied instruction with opcode %d has no tangent rule", op);
+    combine_partials(f, partial, args, 2, inst);
+    return;
   }
+  in_each_lane(f, instruction_tangent, inst);
 }
 
 static bool unsupported_instruction(Forward *f, LLVMValueRef inst) {
@@ -508,6 +635,18 @@ static void emit_block(Forward *f, LLVMBasicBlockRef bb) {
 
 /* ---- returns ---- */
 
+/* The tangent of the result `primal` as derive_type returns it: the
+ * tangent, or in batch mode the [W x T] of the lanes'. */
+static LLVMValueRef result_tangent(Forward *f, LLVMValueRef primal, LLVMValueRef ret) {
+  if (f->width == 1)
+    return tangent_of(f, primal, ret);
+  LLVMValueRef lanes = LLVMGetPoison(LLVMArrayType2(LLVMTypeOf(primal), f->width));
+  for (f->lane = 0; f->lane < f->width; f->lane++)
+    lanes = LLVMBuildInsertValue(f->b, lanes, tangent_of(f, primal, ret), f->lane, "");
+  f->lane = 0;
+  return lanes;
+}
+
 static void rewrite_returns(Forward *f) {
   LLVMTypeRef ret_type = LLVMGetReturnType(derive_type(f->sig));
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f->deriv); bb; bb = LLVMGetNextBasicBlock(bb)) {
@@ -519,10 +658,10 @@ static void rewrite_returns(Forward *f) {
     if (f->sig->ret_tangent && f->sig->ret_primal) {
       LLVMValueRef pair = LLVMGetPoison(ret_type);
       pair = LLVMBuildInsertValue(f->b, pair, primal, 0, "");
-      pair = LLVMBuildInsertValue(f->b, pair, tangent_of(f, primal, ret), 1, "");
+      pair = LLVMBuildInsertValue(f->b, pair, result_tangent(f, primal, ret), 1, "");
       LLVMBuildRet(f->b, pair);
     } else if (f->sig->ret_tangent) {
-      LLVMBuildRet(f->b, tangent_of(f, primal, ret));
+      LLVMBuildRet(f->b, result_tangent(f, primal, ret));
     } else if (f->sig->ret_primal) {
       LLVMBuildRet(f->b, primal);
     } else {
@@ -554,8 +693,30 @@ static void append_unwind_blocks(LLVMBasicBlockRef **blocks, UnwindEdge *unwinds
   vset_free(&seen);
 }
 
+/* The dup parameters are varied, their shadows (one per lane, in order
+ * after the primal) their tangents. */
+static void seed_parameters(Forward *f, LLVMValueRef *primals, LLVMValueRef *shadows) {
+  unsigned k = 0;
+  for (unsigned i = 0; i < f->sig->nparams; i++) {
+    k++; /* the primal */
+    if (!shadows[i])
+      continue;
+    vset_add(&f->varied, primals[i]);
+    for (f->lane = 0; f->lane < f->width; f->lane++) {
+      LLVMValueRef shadow = LLVMGetParam(f->deriv, k++);
+      set_tangent(f, primals[i], shadow);
+      if (f->lane) {
+        char *name = kn_strdup_printf("%s.%u", kn_value_name(shadows[i]), f->lane);
+        LLVMSetValueName2(shadow, name, strlen(name));
+        free(name);
+      }
+    }
+  }
+  f->lane = 0;
+}
+
 bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
-  Forward f = {.sig = sig, .deriv = deriv, .b = LLVMCreateBuilderInContext(kn_module.ctx)};
+  Forward f = {.sig = sig, .deriv = deriv, .b = LLVMCreateBuilderInContext(kn_module.ctx), .width = kn_width(sig)};
   LLVMValueRef primals[KN_MAX_PARAMS], shadows[KN_MAX_PARAMS];
   UnwindEdge *unwinds = NULL;
   if (!adopt_simplified_body(sig, deriv, primals, shadows, &unwinds)) {
@@ -563,16 +724,12 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
     LLVMDisposeBuilder(f.b);
     return false;
   }
-  for (unsigned i = 0; i < sig->nparams; i++)
-    if (shadows[i]) {
-      vset_add(&f.varied, primals[i]);
-      set_tangent(&f, primals[i], shadows[i]);
-    }
+  seed_parameters(&f, primals, shadows);
   LLVMBasicBlockRef *blocks = cfg_reverse_post_order(deriv);
   append_unwind_blocks(&blocks, unwinds);
   do
     activity_find_varied(&f.varied, blocks, true);
-  while (globals_seed(&f.varied, &f.tangent, blocks));
+  while (globals_seed(&f.varied, &f.tangent[0], blocks));
   for (ptrdiff_t k = 0; k < arrlen(blocks) && !f.failed; k++)
     emit_block(&f, blocks[k]);
   if (!f.failed)
@@ -587,7 +744,8 @@ bool forward_generate(const Signature *sig, LLVMValueRef deriv) {
   arrfree(unwinds);
   arrfree(blocks);
   arrfree(f.phis);
-  vmap_free(&f.tangent);
+  for (unsigned lane = 0; lane < f.width; lane++)
+    vmap_free(&f.tangent[lane]);
   vset_free(&f.varied);
   LLVMDisposeBuilder(f.b);
   return !f.failed;

@@ -217,20 +217,11 @@ static void add_warp_totals(Reverse *r, HeldAdd *group, unsigned n) {
   LLVMPositionBuilderAtEnd(r->b, after);
 }
 
-static void flush_warp_adds(Reverse *r) {
-  unsigned n = (unsigned)arrlen(r->warp_adds);
-  LLVMBasicBlockRef agree = new_block(r, "warp.agrees"), each = new_block(r, "lane.each");
-  LLVMBasicBlockRef done = new_block(r, "accumulated");
-  LLVMValueRef *addresses = malloc(n * sizeof *addresses);
-  for (unsigned i = 0; i < n; i++)
-    addresses[i] = r->warp_adds[i].shadow;
-  cuda_branch_on_lanes_agreeing(r->b, addresses, n, agree, each);
-  free(addresses);
-  LLVMPositionBuilderAtEnd(r->b, agree);
-  /* Groups of one type, at most WARP_GROUP adds each. */
+/* Groups of one type, at most WARP_GROUP adds each. */
+void rev_add_warp_sums(Reverse *r, HeldAdd *adds) {
   HeldAdd *rest = NULL;
-  arraddnptr(rest, n);
-  memcpy(rest, r->warp_adds, n * sizeof *rest);
+  arraddnptr(rest, arrlen(adds));
+  memcpy(rest, adds, (size_t)arrlen(adds) * sizeof *rest);
   while (arrlen(rest)) {
     HeldAdd group[WARP_GROUP];
     unsigned m = 0;
@@ -245,6 +236,19 @@ static void flush_warp_adds(Reverse *r) {
     add_warp_totals(r, group, m);
   }
   arrfree(rest);
+}
+
+static void flush_warp_adds(Reverse *r) {
+  unsigned n = (unsigned)arrlen(r->warp_adds);
+  LLVMBasicBlockRef agree = new_block(r, "warp.agrees"), each = new_block(r, "lane.each");
+  LLVMBasicBlockRef done = new_block(r, "accumulated");
+  LLVMValueRef *addresses = malloc(n * sizeof *addresses);
+  for (unsigned i = 0; i < n; i++)
+    addresses[i] = r->warp_adds[i].shadow;
+  cuda_branch_on_lanes_agreeing(r->b, addresses, n, agree, each);
+  free(addresses);
+  LLVMPositionBuilderAtEnd(r->b, agree);
+  rev_add_warp_sums(r, r->warp_adds);
   LLVMBuildBr(r->b, done);
   LLVMPositionBuilderAtEnd(r->b, each);
   add_each(r, r->warp_adds, add_atomically);
@@ -280,7 +284,11 @@ bool rev_may_read_shadows(LLVMValueRef inst) {
   }
 }
 
-static void accumulate_unguarded(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+/* `shadow` is the address in aug; an add moved to the end of its loop
+ * iteration (not under a live flag's branch) computes it again there. */
+static void accumulate_unguarded(Reverse *r, LLVMValueRef aug_shadow, LLVMValueRef a, LLVMValueRef load,
+                                 bool may_move) {
+  LLVMValueRef shadow = rev_primal(r, aug_shadow);
   LLVMTypeRef type = LLVMTypeOf(a);
   const Registration *marked = registry_of(r->sig->fn);
   LLVMValueRef base = kn_underlying_object(LLVMGetOperand(load, 0));
@@ -305,6 +313,10 @@ static void accumulate_unguarded(Reverse *r, LLVMValueRef shadow, LLVMValueRef a
   }
   bool warp = !owned && kn_is_float_or_double(type) &&
               cfg_on_cycle(LLVMGetInstructionParent(load)) && cuda_may_be_warp_uniform(LLVMGetOperand(load, 0));
+  if (warp && may_move && rev_move_add_to_iteration_end(r, aug_shadow, a, load)) {
+    rev_remark_accumulation(r, load, ACC_WARP_LOOP, why);
+    return;
+  }
   rev_remark_accumulation(r, load, owned ? ACC_OWNED : warp ? ACC_WARP : ACC_ATOMIC, why);
   if (owned)
     arrput(r->owned_adds, ((HeldAdd){shadow, a, load}));
@@ -317,12 +329,12 @@ static void accumulate_unguarded(Reverse *r, LLVMValueRef shadow, LLVMValueRef a
 /* Into the shadow of a variable only the host writes: only while the
  * runtime's flag says a request moves derivatives through it
  * (cuda/liveflag.c), the adds made and flushed behind the branch. */
-static void accumulate_if_live(Reverse *r, LLVMValueRef flag, LLVMValueRef shadow, LLVMValueRef a,
+static void accumulate_if_live(Reverse *r, LLVMValueRef flag, LLVMValueRef aug_shadow, LLVMValueRef a,
                                LLVMValueRef load) {
   LLVMBasicBlockRef after = cuda_branch_if_live(r->b, flag);
   HeldAdd *owned = r->owned_adds, *warp = r->warp_adds;
   r->owned_adds = r->warp_adds = NULL;
-  accumulate_unguarded(r, shadow, a, load);
+  accumulate_unguarded(r, aug_shadow, a, load, false);
   rev_flush_held_adds(r);
   arrfree(r->owned_adds);
   arrfree(r->warp_adds);
@@ -332,12 +344,12 @@ static void accumulate_if_live(Reverse *r, LLVMValueRef flag, LLVMValueRef shado
   LLVMPositionBuilderAtEnd(r->b, after);
 }
 
-static void accumulate_into(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+static void accumulate_into(Reverse *r, LLVMValueRef aug_shadow, LLVMValueRef a, LLVMValueRef load) {
   LLVMValueRef flag = kn_module.gpu ? cuda_live_flag_of(LLVMGetOperand(load, 0)) : NULL;
   if (flag)
-    accumulate_if_live(r, flag, shadow, a, load);
+    accumulate_if_live(r, flag, aug_shadow, a, load);
   else
-    accumulate_unguarded(r, shadow, a, load);
+    accumulate_unguarded(r, aug_shadow, a, load, true);
 }
 
 /* A store overwrites what its location held: the adjoint there goes to the
@@ -761,7 +773,7 @@ static void reverse_structural(Reverse *r, LLVMValueRef inst, LLVMValueRef a) {
   }
   case LLVMLoad:
     if (is_varied(r, x))
-      accumulate_into(r, rev_primal(r, rev_shadow_of(r, x, inst)), a, inst);
+      accumulate_into(r, rev_shadow_of(r, x, inst), a, inst);
     return;
   default:
     return;

@@ -54,12 +54,37 @@ static bool is_fused_multiply_add(LLVMValueRef inst) {
   return strncmp(name, "llvm.fma.", 9) == 0 || strncmp(name, "llvm.fmuladd.", 13) == 0;
 }
 
+/* Whether splitting v would find an invariant factor (or a sign): a
+ * product of varying values alone is kept whole, already computed (the r*r*r
+ * of a derivative of rsqrt), not multiplied out again term by term. */
+static bool has_invariant_factor(Loop *loop, LLVMValueRef v, int depth) {
+  if (!in_loop(loop, v))
+    return is_invariant(loop, v);
+  if (depth >= 8)
+    return false;
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMFMul:
+    return has_invariant_factor(loop, LLVMGetOperand(v, 0), depth + 1) ||
+           has_invariant_factor(loop, LLVMGetOperand(v, 1), depth + 1);
+  case LLVMFAdd:
+    return LLVMGetOperand(v, 0) == LLVMGetOperand(v, 1);
+  case LLVMFNeg:
+    return true;
+  case LLVMFDiv:
+    return is_invariant(loop, LLVMGetOperand(v, 1)) || has_invariant_factor(loop, LLVMGetOperand(v, 0), depth + 1);
+  default:
+    return false;
+  }
+}
+
 /* Splits v into factors through multiplications, doublings, negations and
  * divisions by invariants, down to a few levels. */
 static void split(Loop *loop, LLVMValueRef v, Monomial *m, int depth) {
   if (in_loop(loop, v) && depth < 8) {
     switch (LLVMGetInstructionOpcode(v)) {
     case LLVMFMul:
+      if (!has_invariant_factor(loop, v, depth))
+        break;
       split(loop, LLVMGetOperand(v, 0), m, depth + 1);
       split(loop, LLVMGetOperand(v, 1), m, depth + 1);
       return;

@@ -37,7 +37,7 @@ static bool exits_are_dedicated(Reverse *r, Loop *loop) {
 /* Gives the loop a counter k (0, 1, ... per iteration) and, in each exit
  * block, a phi of its final value. */
 static void count_loop(Reverse *r, Loop *loop) {
-  CountedLoop counted = {.loop = loop};
+  CountedLoop counted = {.loop = loop, .reads_shadows = -1};
   LLVMPositionBuilderBeforeInstrAndDbgRecords(r->ab, LLVMGetFirstInstruction(loop->header));
   counted.counter = LLVMBuildPhi(r->ab, i64(), "iteration");
   LLVMPositionBuilderBefore(r->ab, LLVMGetBasicBlockTerminator(loop->latch));
@@ -162,6 +162,56 @@ bool rev_induction_of(CountedLoop *loop, LLVMValueRef phi, Induction *out) {
     else
       out->next = LLVMGetIncomingValue(phi, i);
   return out->init && out->next && step_of(loop->loop, out->next, phi, out);
+}
+
+/* A loop whose reverse is entered from one block: it exits to one block,
+ * from one block, and no other counted loop exits there (edge_block, in
+ * reverse.c, branches into the reverse through it). Values from before the
+ * loop are computed there once (rev_primal), and the checks of the adds
+ * moved to the iterations' ends are made there (loopadds.c). */
+static LLVMBasicBlockRef single_exit(Reverse *r, Loop *loop, LLVMBasicBlockRef *exiting) {
+  LLVMBasicBlockRef exit = NULL;
+  for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++) {
+    LLVMBasicBlockRef bb = r->blocks[k];
+    LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, bb);
+    if (loop_contains(loop, bb) || !arrlen(preds) || !loop_contains(loop, preds[0]))
+      continue;
+    if (exit || arrlen(preds) != 1 || vmap_get(&r->from, LLVMBasicBlockAsValue(bb)))
+      return NULL;
+    exit = bb;
+    *exiting = preds[0];
+  }
+  return exit;
+}
+
+void rev_make_loop_entries(Reverse *r) {
+  LLVMBasicBlockRef *exits = NULL, *exiting = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(r->loops); i++) {
+    LLVMBasicBlockRef from = NULL;
+    arrput(exits, single_exit(r, r->loops[i].loop, &from));
+    arrput(exiting, from);
+  }
+  for (ptrdiff_t i = 0; i < arrlen(r->loops); i++) {
+    bool shared = false;
+    for (ptrdiff_t k = 0; k < arrlen(r->loops); k++)
+      shared |= k != i && exits[k] == exits[i];
+    if (!exits[i] || shared)
+      continue;
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx(), r->rev, "rev.loop.entry");
+    LLVMPositionBuilderAtEnd(r->b, entry);
+    LLVMBuildBr(r->b, LLVMValueAsBasicBlock(vmap_get(&r->reverse_block, LLVMBasicBlockAsValue(exiting[i]))));
+    r->loops[i].rev_entry = entry;
+  }
+  arrfree(exits);
+  arrfree(exiting);
+}
+
+void rev_resume_in(Reverse *r, LLVMBasicBlockRef block) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(block);
+  if (term)
+    LLVMPositionBuilderBefore(r->b, term);
+  else
+    LLVMPositionBuilderAtEnd(r->b, block);
 }
 
 /* ---- primal values in the reverse sweep ---- */
@@ -442,6 +492,53 @@ static LLVMValueRef counted_value(Reverse *r, LLVMValueRef v, Reason *why) {
   }
 }
 
+/* The outermost loop whose reverse is being generated, that `v` is computed
+ * before (its block dominates the loop's header) and whose reverse has one
+ * entry block: there v is computed once per entry instead of once per
+ * iteration (loads of invariant data included, which LLVM cannot hoist past
+ * the adds into shadow memory that may alias them). */
+static CountedLoop *loop_to_hoist_from(Reverse *r, LLVMValueRef v) {
+  if (!r->hoisting)
+    return NULL;
+  LLVMBasicBlockRef def = LLVMGetInstructionParent(v), here = r->blocks[r->reversing];
+  CountedLoop *best = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(r->loops); i++) {
+    CountedLoop *loop = &r->loops[i];
+    if (loop->rev_entry && loop_contains(loop->loop, here) && !loop_contains(loop->loop, def) &&
+        cfg_dominates(r->cfg, def, loop->loop->header) &&
+        (!best || vset_size(&loop->loop->blocks) > vset_size(&best->loop->blocks)))
+      best = loop;
+  }
+  return best;
+}
+
+static LLVMValueRef recomputed(Reverse *r, LLVMValueRef v) {
+  LLVMValueRef value = LLVMInstructionClone(v);
+  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+    LLVMSetOperand(value, (unsigned)i, rev_primal(r, LLVMGetOperand(v, (unsigned)i)));
+  kn_drop_metadata(value);
+  LLVMInsertIntoBuilder(r->b, value);
+  return value;
+}
+
+static LLVMValueRef recomputed_before_loop(Reverse *r, CountedLoop *loop, LLVMValueRef v) {
+  LLVMValueRef known = vmap_get(&loop->hoisted, v);
+  if (known)
+    return known;
+  LLVMBasicBlockRef resume = LLVMGetInsertBlock(r->b), memo_block = r->memo_block;
+  ValueMap memo = r->memo;
+  r->memo = (ValueMap){0};
+  r->memo_block = NULL;
+  LLVMPositionBuilderBefore(r->b, LLVMGetBasicBlockTerminator(loop->rev_entry));
+  LLVMValueRef value = recomputed(r, v);
+  vmap_free(&r->memo);
+  r->memo = memo;
+  r->memo_block = memo_block;
+  rev_resume_in(r, resume);
+  vmap_put(&loop->hoisted, v, value);
+  return value;
+}
+
 static void use_memo(Reverse *r) {
   LLVMBasicBlockRef here = LLVMGetInsertBlock(r->b);
   if (r->memo_block != here) {
@@ -470,11 +567,8 @@ LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v) {
   if (!value && recompute(r, v, &why)) {
     if (LLVMIsALoadInst(v))
       rev_remark_recomputed(r, v, why);
-    value = LLVMInstructionClone(v);
-    for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-      LLVMSetOperand(value, (unsigned)i, rev_primal(r, LLVMGetOperand(v, (unsigned)i)));
-    kn_drop_metadata(value);
-    LLVMInsertIntoBuilder(r->b, value);
+    CountedLoop *loop = loop_to_hoist_from(r, v);
+    value = loop ? recomputed_before_loop(r, loop, v) : recomputed(r, v);
   } else if (!value) {
     value = LLVMBuildLoad2(r->b, LLVMTypeOf(v), LLVMGetPoison(ptr()), "");
     arrput(r->placeholders, ((Placeholder){value, v, why}));

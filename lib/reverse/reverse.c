@@ -56,6 +56,7 @@
 /* A counter to set on the way back into a loop: its iterations at exit. */
 typedef struct {
   LLVMValueRef slot, value;
+  CountedLoop *entered; /* the loop whose reverse this starts, when it does */
 } Restart;
 
 static LLVMBasicBlockRef edge_block(Reverse *r, LLVMBasicBlockRef pred, PhiAdjoint *phis,
@@ -70,9 +71,13 @@ static LLVMBasicBlockRef edge_block(Reverse *r, LLVMBasicBlockRef pred, PhiAdjoi
     if (incoming)
       rev_add_adjoint(r, incoming, phis[i].a);
   }
-  for (ptrdiff_t i = 0; i < arrlen(restarts); i++)
+  LLVMBasicBlockRef to = reverse_of(r, pred);
+  for (ptrdiff_t i = 0; i < arrlen(restarts); i++) {
     LLVMBuildStore(r->b, restarts[i].value, restarts[i].slot);
-  LLVMBuildBr(r->b, reverse_of(r, pred));
+    if (restarts[i].entered && restarts[i].entered->rev_entry)
+      to = restarts[i].entered->rev_entry;
+  }
+  LLVMBuildBr(r->b, to);
   return edge;
 }
 
@@ -83,7 +88,7 @@ static void leave_counted_header(Reverse *r, CountedLoop *loop, PhiAdjoint *phis
   LLVMValueRef slot = rev_iteration_slot(r, loop);
   LLVMValueRef k = LLVMBuildLoad2(r->b, i64(), slot, "k");
   LLVMValueRef first = LLVMBuildICmp(r->b, LLVMIntEQ, k, const64(0), "");
-  Restart previous = {slot, LLVMBuildSub(r->b, k, const64(1), "")};
+  Restart previous = {slot, LLVMBuildSub(r->b, k, const64(1), ""), NULL};
   Restart *restarts = NULL;
   arrput(restarts, previous);
   LLVMBasicBlockRef to_preheader = edge_block(r, loop->loop->preheader, phis, NULL);
@@ -103,6 +108,9 @@ static void reverse_block(Reverse *r, ptrdiff_t k) {
     if (!LLVMIsATerminatorInst(inst) && !vset_has(&r->shadow_code, inst))
       rev_reverse_instruction(r, inst, &phis);
   rev_flush_held_adds(r);
+  CountedLoop *loop = rev_counted_loop_with_header(r, bb);
+  if (loop)
+    rev_add_at_iteration_end(r, loop);
   rev_clears_at_block_end(r, k);
 
   /* What this block recorded is read before its counter steps back: which
@@ -113,7 +121,8 @@ static void reverse_block(Reverse *r, ptrdiff_t k) {
   for (ptrdiff_t i = 0; i < arrlen(r->loops); i++) {
     LLVMValueRef count = vmap_get(&r->loops[i].exit_count, LLVMBasicBlockAsValue(bb));
     if (count) {
-      Restart restart = {rev_iteration_slot(r, &r->loops[i]), rev_exit_count(r, &r->loops[i], count)};
+      Restart restart = {rev_iteration_slot(r, &r->loops[i]), rev_exit_count(r, &r->loops[i], count),
+                         &r->loops[i]};
       arrput(restarts, restart);
     }
   }
@@ -131,7 +140,6 @@ static void reverse_block(Reverse *r, ptrdiff_t k) {
 
   LLVMBasicBlockRef here = LLVMGetInsertBlock(r->b);
   LLVMBasicBlockRef *preds = cfg_predecessors(r->cfg, bb);
-  CountedLoop *loop = rev_counted_loop_with_header(r, bb);
   if (bb == LLVMGetEntryBasicBlock(r->aug)) {
     LLVMBuildBr(r->b, LLVMValueAsBasicBlock(r->rev_exit));
   } else if (loop) {
@@ -233,8 +241,11 @@ static void build_reverse(Reverse *r) {
     rev_add_adjoint(r, returned_value(r), seed);
   }
   LLVMBuildBr(r->b, reverse_of(r, r->ret_block));
+  rev_make_loop_entries(r);
+  r->hoisting = true;
   for (ptrdiff_t k = arrlen(r->blocks) - 1; k >= 0 && !r->failed; k--)
     reverse_block(r, k);
+  r->hoisting = false;
 }
 
 static void find_addresses(Reverse *r) {
@@ -355,8 +366,12 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
   arrfree(r.calls);
   vmap_free(&r.copied_as);
   vmap_free(&r.object_parent);
-  for (ptrdiff_t i = 0; i < arrlen(r.loops); i++)
+  for (ptrdiff_t i = 0; i < arrlen(r.loops); i++) {
     vmap_free(&r.loops[i].exit_count);
+    arrfree(r.loops[i].adds);
+    vmap_free(&r.loops[i].hoisted);
+    arrfree(r.loops[i].step_leaves);
+  }
   arrfree(r.loops);
   cfg_free(r.cfg);
   LLVMDisposeBuilder(r.b);

@@ -65,12 +65,25 @@ typedef struct {
   LLVMValueRef stride;     /* rev: i64 slot */
 } BlockRecord;
 
+/* An add into an address the lanes of a warp share, moved to the end of
+ * its loop iteration's reverse (loopadds.c). */
+typedef struct {
+  LLVMValueRef slot;   /* rev: what this lane adds in the iteration (-0.0 when none) */
+  LLVMValueRef shadow; /* aug: the address, computed again where the adds are made */
+  LLVMValueRef load;   /* aug: the load it reverses */
+} LoopAdd;
+
 /* A loop in canonical form with its iteration counter. */
 typedef struct {
   Loop *loop;
   LLVMValueRef counter;  /* aug: i64 phi in the header, 0 on entry */
   ValueMap exit_count;   /* aug exit block -> phi of the counter there */
   LLVMValueRef slot;     /* rev: the iteration being reversed */
+  LLVMBasicBlockRef rev_entry; /* rev: the one block its reverse is entered from, or NULL */
+  ValueMap hoisted;      /* aug value -> rev value computed in rev_entry */
+  int reads_shadows;     /* whether its reverse may read shadow memory: -1 not yet known */
+  LLVMValueRef *step_leaves; /* aug: values from before it its moved adds' addresses use */
+  LoopAdd *adds;         /* rev: adds moved to the end of its iterations */
 } CountedLoop;
 
 /* An induction variable of a counted loop: i = phi [init, preheader],
@@ -126,6 +139,7 @@ typedef struct {
   LLVMValueRef *held_clears; /* rev: stores of 0 into shadows, not yet placed (clears.c) */
   ptrdiff_t clears_land;   /* the index in blocks whose reverse places them */
   ptrdiff_t reversing;     /* the index in blocks of the block being reversed */
+  bool hoisting;           /* values from before a loop may be computed where its reverse starts */
   LLVMValueRef *final_stores; /* aug stores made after the reverse sweep instead (final.c) */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
   /* Integers that are addresses with shadows (CUdeviceptr), decided before
@@ -255,16 +269,26 @@ void rev_count_loops(Reverse *r);
 CountedLoop *rev_counted_loop_with_header(Reverse *r, LLVMBasicBlockRef header);
 bool rev_induction_of(CountedLoop *loop, LLVMValueRef phi, Induction *out);
 LLVMValueRef rev_iteration_slot(Reverse *r, CountedLoop *loop);
+void rev_make_loop_entries(Reverse *r);
+/* Puts r->b back where it was in `block`: before its terminator if it has one. */
+void rev_resume_in(Reverse *r, LLVMBasicBlockRef block);
 bool rev_memory_is_frozen(Reverse *r);
 bool rev_recomputable(LLVMValueRef inst);
 /* tripcount.c */
 LLVMValueRef rev_exit_count(Reverse *r, CountedLoop *loop, LLVMValueRef count);
 LLVMValueRef rev_primal(Reverse *r, LLVMValueRef v);
 
+/* loopadds.c: adds a warp shares in a loop, summed once per iteration */
+bool rev_move_add_to_iteration_end(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load);
+void rev_add_at_iteration_end(Reverse *r, CountedLoop *loop);
+
 /* adjoint.c */
 void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis);
 void rev_add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta);
 void rev_flush_held_adds(Reverse *r);
+/* The adds summed across a whole warp whose lanes agree on their addresses:
+ * one shuffle tree per type, one atomic per sum. */
+void rev_add_warp_sums(Reverse *r, HeldAdd *adds);
 bool rev_may_read_shadows(LLVMValueRef inst);
 /* clears.c: device code's clears of shadow memory, placed late */
 void rev_hold_clear(Reverse *r, LLVMValueRef clear);
@@ -285,6 +309,7 @@ typedef enum {
   ACC_PLAIN,  /* no other thread reads it */
   ACC_OWNED,  /* plain in a one-dimensional launch, atomic in others */
   ACC_WARP,   /* summed across the warp where the lanes agree, atomic where not */
+  ACC_WARP_LOOP, /* the same once per loop iteration, the lanes' agreement checked once per loop */
   ACC_ATOMIC,
 } Accumulation;
 void rev_remark_recomputed(Reverse *r, LLVMValueRef load, Reason why);

@@ -63,6 +63,10 @@ static const struct {
                                  "atomic in others (threads may share an x index)"},
     [ACC_WARP] = {KN_ATOMIC_ADD, "summed across the warp and added atomically by one lane when all "
                                  "32 lanes are there at the same address, else atomic per lane"},
+    [ACC_WARP_LOOP] = {KN_ATOMIC_ADD, "summed across the warp at the end of each loop iteration and "
+                                      "added atomically by one lane when all 32 lanes enter the loop "
+                                      "together and agree on its count and on what the address is "
+                                      "computed from, else atomic per lane"},
     [ACC_ATOMIC] = {KN_ATOMIC_ADD, "atomic add"},
 };
 

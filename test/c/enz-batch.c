@@ -1,6 +1,4 @@
 // RUN: %check-c %s %t
-// XFAIL: *
-// Not supported yet: batch mode (enzyme_width, enzyme_dupv): now a clear error.
 // Batched (vector) forward mode: enzyme_width, 2 before the arguments, each
 // active scalar followed by one tangent per lane and the tangents of the
 // result returned as a structure of two doubles; and pointer arguments

@@ -19,17 +19,20 @@
 // forward sweep for the partial (-0.5 rsqrt^3): no IEEE square root and no
 // division anywhere in it.
 // Every thread scatters into the adjoint of particle j, the same address
-// in all lanes: when the whole warp is there and agrees on it (checked at
-// run time), the lanes' adds are summed with shuffles and lane 0 adds the
-// sum; else each lane adds atomically.
+// in all lanes: where the whole warp enters the loop's reverse agreeing on
+// its count and on the address's base (checked once, before the loop), the
+// three coordinates' adds of an iteration are summed with one shuffle tree
+// (6 shuffles) and one lane adds each sum; else each lane adds atomically.
 // CHECK-LABEL: .entry __kinase_krev_nd__Z8energiesIfEvPT_PKS0_i(
-// CHECK-NOT:     {{sqrt.rn|div.rn}}
-// CHECK:         rsqrt.approx.f32
 // CHECK-NOT:     {{sqrt.rn|div.rn}}
 // CHECK:         activemask.b32
 // CHECK:         match.all.sync.b64
-// CHECK-COUNT-15: shfl.sync.bfly.b32
-// CHECK-NOT:     {{sqrt.rn|div.rn}}
+// CHECK:       Loop Header
+// CHECK-NOT:     {{activemask|match.all|sqrt.rn|div.rn}}
+// CHECK-COUNT-6: shfl.sync.bfly.b32
+// CHECK-NOT:     {{activemask|match.all|sqrt.rn|div.rn|shfl}}
+// CHECK:         rsqrt.approx.f32
+// CHECK-NOT:     {{activemask|match.all|sqrt.rn|div.rn|shfl}}
 // CHECK:         ret;
 // CHECK-NOT: __enzyme_autodiff
 // CHECK-NOT: __enzyme_fwddiff

@@ -42,7 +42,7 @@ __global__ void energies(float *e, const float *r, const float *scale, int n) {
     return;
   float s = 0.f;
   for (int j = 0; j < n; j++) {
-    // CHECK-DAG: device.cu:[[@LINE+2]]:{{[0-9]+}}: remark: gradient of '{{.*}}energies{{.*}}': the adjoint of the load from parameter 2: summed across the warp and added atomically by one lane when all 32 lanes are there at the same address, else atomic per lane, because the address is not base + S * gid + c in the thread's global index gid (blockIdx.x * blockDim.x + threadIdx.x): other threads may add to the same element (shared) [-Rpass-missed=kinase]
+    // CHECK-DAG: device.cu:[[@LINE+2]]:{{[0-9]+}}: remark: gradient of '{{.*}}energies{{.*}}': the adjoint of the load from parameter 2: summed across the warp at the end of each loop iteration and added atomically by one lane when all 32 lanes enter the loop together and agree on its count and on what the address is computed from, else atomic per lane, because the address is not base + S * gid + c in the thread's global index gid (blockIdx.x * blockDim.x + threadIdx.x): other threads may add to the same element (shared) [-Rpass-missed=kinase]
     // CHECK-DAG: device.cu:[[@LINE+1]]:{{[0-9]+}}: remark: gradient of '{{.*}}energies{{.*}}': the adjoint of the load from parameter 2: atomic add, because the address depends on the thread index, but the function also reaches that parameter outside the thread's S bytes [S * gid, S * gid + S) (the load at line [[#@LINE+1]]): shared [-Rpass-missed=kinase]
     float d = r[i] - r[j];
     s += d * d;
@@ -67,7 +67,7 @@ __global__ void block_sums(float *out, const float *x) {
   if (threadIdx.x == 0) {
     float t = 0;
     for (int k = 0; k < 256; k++)
-      // CHECK-DAG: device.cu:[[@LINE+1]]:{{[0-9]+}}: remark: gradient of '{{.*}}block_sums{{.*}}': the adjoint of the load from the __shared__ variable '{{.*}}': summed across the warp and added atomically by one lane when all 32 lanes are there at the same address, else atomic per lane, because the address is in a variable every thread reaches (global or __shared__): shared [-Rpass-missed=kinase]
+      // CHECK-DAG: device.cu:[[@LINE+1]]:{{[0-9]+}}: remark: gradient of '{{.*}}block_sums{{.*}}': the adjoint of the load from the __shared__ variable '{{.*}}': summed across the warp at the end of each loop iteration and added atomically by one lane when all 32 lanes enter the loop together and agree on its count and on what the address is computed from, else atomic per lane, because the address is in a variable every thread reaches (global or __shared__): shared [-Rpass-missed=kinase]
       t += s[k];
     out[blockIdx.x] = t;
   }

@@ -64,6 +64,10 @@ LLVMTypeRef kn_tbaa_named_type(const char *name);
 /* The type a GEP's address points to, from its source type and constant
  * field indices (NULL where a struct's index is not constant). */
 LLVMTypeRef kn_gep_field_type(LLVMValueRef gep);
+/* cuda_fp16.h's __half and cuda_bf16.h's __nv_bfloat16 are structs of one
+ * 16-bit integer, which hold a half or a bfloat: that type, or NULL for any
+ * other type. */
+LLVMTypeRef kn_sixteen_bit_float(LLVMTypeRef type);
 bool kn_type_has_pointers(LLVMTypeRef type);   /* likewise */
 bool kn_is_pointer_type(LLVMTypeRef type);
 /* An atomic fadd or fsub (atomicAdd on floats): an accumulation, which the
@@ -137,13 +141,23 @@ void kn_capture_errors(char **first);
  * inlined from a header at the line that called it; a neighbour's where it
  * has none); NULL without debug locations. */
 LLVMMetadataRef kn_source_location(LLVMValueRef inst);
+/* Whether `location` is in a header (.h, .hpp, .cuh, ...): a library's
+ * code, or the user's shared code, rather than the source file. */
+bool kn_location_in_header(LLVMMetadataRef location);
+/* An error in a header function differentiated as a callee (cub's and
+ * thrust's, clang's texture helpers) is reported at the user's call that
+ * reaches it: `finder` (abi/derive.c, which knows what is differentiated)
+ * gives that call and sets *user to its function, or returns NULL. */
+typedef LLVMValueRef (*UserCallFinder)(LLVMValueRef fn, LLVMValueRef *user);
+void kn_set_user_call_finder(UserCallFinder finder);
 
 /* ---- remark.c: remarks that say why (-Rpass=kinase, -Rpass-missed=kinase) ---- */
 
 /* What a remark is about, its name in a remark file. Recomputed, plain
  * adds and a thread's own shadow are passed remarks (-Rpass=kinase), what
  * the user wants; recorded, atomic adds and shared shadows missed ones
- * (-Rpass-missed=kinase), what costs. */
+ * (-Rpass-missed=kinase), what costs, and so are values the derivative
+ * takes as constants (a texture fetch), what it loses. */
 typedef enum {
   KN_RECOMPUTED,
   KN_RECORDED,
@@ -151,6 +165,7 @@ typedef enum {
   KN_ATOMIC_ADD,
   KN_OWN_SHADOW,
   KN_SHARED_SHADOW,
+  KN_CONSTANT,
 } RemarkKind;
 
 /* Why a decision went as it did: a clause and, when `at` (an instruction)
@@ -388,6 +403,8 @@ LLVMTypeRef derive_aug_type(const Signature *sig);
 LLVMValueRef derive_release(const Signature *sig);
 /* Whether `fn` is a derivative the cache declared. */
 bool derive_is_derivative(LLVMValueRef fn);
+/* The function a derivative (fwd, aug, rev or free) is of, or NULL. */
+LLVMValueRef derive_primal_of(LLVMValueRef fn);
 /* The layout of the tape of `sig`'s reverse-mode pair, known once generated
  * (a request's caller holds the tape: abi.c sizes its slot from it). */
 void derive_set_tape_type(const Signature *sig, LLVMTypeRef tape);
@@ -744,7 +761,7 @@ bool asm_is_known(LLVMValueRef call);
 bool asm_does_nothing(LLVMValueRef call);
 /* Whether `call` runs a conversion between __half or __nv_bfloat16 and an
  * integer (__half2int_rz, __int2half_rn, ...), through which no derivative
- * flows. */
+ * flows, or a texture or surface instruction (checked by texture_refused). */
 bool asm_carries_nothing(LLVMValueRef call);
 /* The text of the inline assembly `call` runs, for messages (the caller
  * frees it); NULL for another call. */
@@ -764,6 +781,24 @@ bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject);
 LLVMValueRef asm_pair(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef lo, LLVMValueRef hi);
 LLVMValueRef asm_lane_index(unsigned k);
 
+/* ---- libraries.c: host libraries refused (rules/libraries.def) ---- */
+
+/* An error at `call` (true) where it calls into a host library Kinase does
+ * not differentiate (cub's device-wide algorithms, thrust). */
+bool library_call_refused(LLVMValueRef call, LLVMValueRef subject);
+
+/* ---- texture.c: textures and surfaces (rules/texture.def) ---- */
+
+typedef enum { TEXTURE_NONE, TEXTURE_FETCH, SURFACE_READ, SURFACE_WRITE, TEXTURE_QUERY } TextureKind;
+
+/* Which texture or surface instruction the inline assembly `call` runs. */
+TextureKind texture_kind(LLVMValueRef call);
+/* For such a `call` in a function being differentiated: an error at it
+ * (true) where a derivative would flow into the texture or surface, a
+ * coordinate or a written value in `varied`; else, with `derivative` (the
+ * reverse sweep's "gradient"), a remark that what it reads is a constant. */
+bool texture_refused(ValueSet *varied, LLVMValueRef call, LLVMValueRef subject, const char *derivative);
+
 /* ---- pairbits.c: the fields of __half2 and __nv_bfloat162 ---- */
 
 /* In `fn`, after asm_lower_pairs: the integer slicing sroa made of field
@@ -776,6 +811,9 @@ bool pairbits_as_lanes(LLVMValueRef fn, LLVMValueRef subject);
 /* Whether `fn` is a math function of those headers with a row in nvvm.def
  * (kept a call: not inlined). */
 bool half_math_is_header_function(LLVMValueRef fn);
+/* Whether `fn` is one of the conversions half_math_wrap_calls replaces
+ * (__half2float, __float2half, __low2float, ...). */
+bool half_math_is_conversion(LLVMValueRef fn);
 /* In `fn`, a copy about to be differentiated: each call of such a function
  * becomes a call of its wrapper, of half or bfloat type, which has the row;
  * each call of __float2half, __half2float, __float2bfloat16, ... (integer
@@ -871,6 +909,13 @@ void cuda_arena_connect(LLVMValueRef kernel, LLVMValueRef gate);
 /* Once the module's kernels are made: the others start with a NULL arena. */
 void cuda_arena_clear_in_kernels(void);
 
+/* ---- cuda/pairatomics.c: atomic adds of __half2 / __nv_bfloat162 ---- */
+
+/* Once the module's derivatives are made: each atomic add of a pair of half
+ * or bfloat becomes the native instruction atomicAdd uses, in place of the
+ * compare-and-swap loop NVPTX would expand it into. */
+void cuda_native_pair_atomics(void);
+
 /* ---- countable.c: whether a reverse kernel's forward part can run twice ---- */
 
 /* Whether the forward part that `aug` (a call in a reverse kernel) runs
@@ -882,6 +927,12 @@ bool cuda_arena_countable(LLVMValueRef aug, bool *grows);
 
 /* Whether `fn` is a kernel's host stub (it launches itself). */
 bool cuda_is_launch_stub(LLVMValueRef fn);
+/* Whether `merge`, a phi or select of pointers some of which have no shadow
+ * (an enzyme_const input, then a layer's output, in a loop of launches),
+ * reaches memory only through kernel launches and copies from it: there a
+ * null shadow is what a Const pointer gets (the runtime launches with it
+ * Const, a copy's reverse from it only clears the destination's adjoint). */
+bool cuda_null_shadow_suffices(LLVMValueRef merge);
 /* Fills the derivatives of stub sig->fn: `aug`, `deriv` (the reverse
  * sweep) and `release` (which discards aug's record when an exception skips
  * the reverse sweep) in reverse mode, `deriv` in forward mode. */
@@ -1262,9 +1313,14 @@ void cuda_announce_host_store(LLVMValueRef inst, LLVMValueRef address, LLVMValue
 LLVMValueRef cuda_alloc_bytes(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call);
 /* The shadow of what allocation `call` returns, built after it: a zeroed
  * allocation of the same size, or for the address of a __device__ variable
- * its shadow (the module's, or the runtime's). */
-LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
+ * its shadow (the module's, or the runtime's), or for the device address of
+ * mapped host memory that of `mapped`, the host memory's shadow (NULL:
+ * none, and so none). */
+LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef mapped,
                                LLVMValueRef stream, LLVMValueRef subject);
+/* For cudaHostGetDevicePointer and its driver form, which give the device
+ * address of mapped host memory: that memory's operand; -1 for others. */
+int cuda_mapped_operand(const Rule *rule);
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject);
 /* Whether the shadows of `rule`'s call are those of __device__ variables

@@ -45,5 +45,5 @@ void kinase_rt_check_cooperative(const KinaseKernel *k, CUfunction f, const char
   CHECK(where, cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, f, threads, shmem);
   CHECK(where, cuCtxGetDevice, &device);
   CHECK(where, cuDeviceGetAttribute, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-  kinase_rt_cooperative_fit(k->name, derivative, config, shmem, per_sm, sms, where);
+  kinase_rt_cooperative_fit(k->display, derivative, config, shmem, per_sm, sms, where);
 }

@@ -258,6 +258,17 @@ void *__kinase_shadow_alloc(size_t bytes, int how, void *stream, const char *whe
   return p;
 }
 
+void *__kinase_mapped_shadow(void *host_shadow, const char *where) {
+  void *device = NULL;
+  if (cudaHostGetDevicePointer(&device, host_shadow, 0) != cudaSuccess) {
+    cudaGetLastError();
+    kinase_rt_fail(where, "the device address of mapped host memory: its shadow is not pinned host memory "
+                          "(allocate the memory with cudaHostAlloc or cudaMallocHost inside the "
+                          "differentiated function, or pass a pinned shadow)");
+  }
+  return device;
+}
+
 void __kinase_shadow_free(void *shadow, int how, void *stream, const char *where) {
   (void)stream;
   if (!shadow)

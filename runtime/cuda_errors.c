@@ -2,12 +2,34 @@
  * differentiate. Each is one line on stderr, then the program exits with
  * status 1:
  *   kinase: <call> failed: <CUDA error string> (derivative of <where>)
- *   kinase: <message> (derivative of <where>) */
+ *   kinase: <message> (derivative of <where>)
+ * C++ names (kernels, the differentiated function) are demangled. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_rt.h"
+
+/* The C++ runtime's, where the program links it (a CUDA C++ program does;
+ * a C program of the driver API may not, and keeps the mangled names). */
+extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status)
+    __attribute__((weak));
+
+char *kinase_rt_demangle(const char *name) {
+  int status = -1;
+  char *readable = name && !strncmp(name, "_Z", 2) && __cxa_demangle
+                       ? __cxa_demangle(name, NULL, NULL, &status)
+                       : NULL;
+  if (readable && status == 0)
+    return readable;
+  free(readable);
+  size_t n = name ? strlen(name) + 1 : 2;
+  char *copy = malloc(n);
+  if (copy)
+    memcpy(copy, name ? name : "?", n);
+  return copy;
+}
 
 _Noreturn void kinase_rt_fail(const char *where, const char *format, ...) {
   va_list ap;
@@ -15,7 +37,8 @@ _Noreturn void kinase_rt_fail(const char *where, const char *format, ...) {
   fflush(stdout);
   fputs("kinase: ", stderr);
   vfprintf(stderr, format, ap);
-  fprintf(stderr, " (derivative of %s)\n", where ? where : "?");
+  char *readable = kinase_rt_demangle(where);
+  fprintf(stderr, " (derivative of %s)\n", readable ? readable : where);
   va_end(ap);
   exit(1);
 }

@@ -43,13 +43,16 @@ static KinaseKernel *read_kernel(CUfunction function, const char *where) {
   CHECK(where, cuFuncGetName, &name, function);
   CHECK(where, cuFuncGetModule, &k->module, function);
   k->name = copy_string(name, where);
+  k->display = kinase_rt_demangle(name);
+  if (!k->display)
+    kinase_rt_fail(where, "out of host memory");
 
   size_t bytes;
   KinaseKernelInfo *info = read_global(k->module, "__kinase_kinfo_", k->name, &bytes, where);
   if (info) {
     if (bytes < sizeof *info || info->magic != KINASE_KERNEL_INFO_MAGIC ||
         (bytes - sizeof *info) / sizeof(uint32_t) < info->nparams)
-      kinase_rt_fail(where, "kernel '%s' has a malformed __kinase_kinfo_%s", k->name, k->name);
+      kinase_rt_fail(where, "kernel '%s' has a malformed __kinase_kinfo_%s", k->display, k->name);
     k->nparams = info->nparams;
     k->flags = info->flags;
     size_t words = (bytes - sizeof *info) / sizeof(uint32_t);
@@ -105,9 +108,9 @@ static bool modes_fit(const KinaseKernel *k, const char *modes) {
 
 static _Noreturn void no_derivatives(const KinaseKernel *k, const char *where) {
   if (k->why)
-    kinase_rt_fail(where, "kernel '%s' cannot be differentiated: %s", k->name, k->why);
+    kinase_rt_fail(where, "kernel '%s' cannot be differentiated: %s", k->display, k->why);
   kinase_rt_fail(where, "kernel '%s' has no derivative kernels: compile it with kinase-cc",
-                 k->name);
+                 k->display);
 }
 
 CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const char *modes,
@@ -115,7 +118,7 @@ CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const c
   if (!k->params)
     no_derivatives(k, where);
   if (!modes_fit(k, modes))
-    kinase_rt_fail(where, "kernel '%s': activity \"%s\" does not fit its %u parameters", k->name,
+    kinase_rt_fail(where, "kernel '%s': activity \"%s\" does not fit its %u parameters", k->display,
                    modes, k->nparams);
 
   char *symbol = kinase_rt_derivative_name(k, kind, modes, shadows);
@@ -130,7 +133,7 @@ CUfunction kinase_rt_derivative(const KinaseKernel *k, const char *kind, const c
     size_t from = strlen("__kinase__") + strlen(kind), to = strlen(symbol) - strlen(k->name) - 1;
     const char *pattern = to > from ? symbol + from : "(no pointers)";
     int length = to > from ? (int)(to - from) : (int)strlen(pattern);
-    kinase_rt_fail(where, "kernel '%s' has no derivative kernel for activity %.*s", k->name, length,
+    kinase_rt_fail(where, "kernel '%s' has no derivative kernel for activity %.*s", k->display, length,
                    pattern);
   }
   free(symbol);

@@ -37,7 +37,7 @@ void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *pr
   if (!kinase_rt_allocation_of(primal, &base, &size))
     kinase_rt_fail(where, "kernel '%s' writes through parameter %u, passed as Const, into memory "
                           "that is not a CUDA allocation: give it a shadow",
-                   k->name, i + 1);
+                   k->display, i + 1);
   CHECK(where, cudaMallocAsync, allocated, size, stream);
   CHECK(where, cudaMemsetAsync, *allocated, 0, size, stream);
   return (char *)*allocated + ((CUdeviceptr)primal - base);

@@ -51,6 +51,12 @@ static void release(const Release *r) {
   case KINASE_HANDLE_EVENT:
     CHECK(r->where, cudaEventDestroy, (cudaEvent_t)r->handle);
     return;
+  case KINASE_HANDLE_TEXTURE:
+    CHECK(r->where, cudaDestroyTextureObject, (cudaTextureObject_t)(uintptr_t)r->handle);
+    return;
+  case KINASE_HANDLE_SURFACE:
+    CHECK(r->where, cudaDestroySurfaceObject, (cudaSurfaceObject_t)(uintptr_t)r->handle);
+    return;
   case KINASE_RESTORE_VARIABLE:
     kinase_rt_restore_variable(r->handle, r->where);
     return;

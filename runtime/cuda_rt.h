@@ -15,6 +15,9 @@
 
 /* Reports a failed driver call and exits, like __kinase_cuda_check. */
 void kinase_rt_check_cu(CUresult status, const char *call, const char *where);
+/* A C++ name demangled, or a copy of `name` as it is (malloc'd; NULL if
+ * out of memory). */
+char *kinase_rt_demangle(const char *name);
 /* "kinase: <message> (derivative of <where>)" on stderr, then exit(1). */
 _Noreturn void kinase_rt_fail(const char *where, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
@@ -36,6 +39,7 @@ typedef struct {
   CUfunction function; /* K in the current context */
   CUmodule module;     /* the module that holds K */
   char *name;          /* K's PTX name, NAME */
+  char *display;       /* NAME demangled, for messages */
   uint32_t nparams;
   uint32_t flags;      /* KINASE_KERNEL_* */
   uint32_t *params;    /* KINASE_PARAM_* per parameter, then the pointer words of

@@ -68,7 +68,7 @@ static void add_struct_snapshots(KinaseLaunch *launch, uint32_t i, void **args) 
                      "kernel '%s' writes through the pointer at byte %u of its struct parameter %u "
                      "into memory that is not a CUDA allocation: its reverse kernel needs a copy "
                      "of it",
-                     k->name, offsets[f], i + 1);
+                     k->display, offsets[f], i + 1);
   }
 }
 

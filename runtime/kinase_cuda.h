@@ -372,6 +372,10 @@ enum {
   KINASE_ALLOC_VARIABLE, /* the address of a __device__ variable: cudaGetSymbolAddress,
                             cuModuleGetGlobal */
   KINASE_RESTORE_VARIABLE, /* what a request left in a variable, put back at its end */
+  KINASE_ALLOC_MAPPED,  /* the device address of mapped host memory: cudaHostGetDevicePointer,
+                           cuMemHostGetDevicePointer (its shadow is the host shadow's) */
+  KINASE_HANDLE_TEXTURE, /* cudaCreateTextureObject, cuTexObjectCreate */
+  KINASE_HANDLE_SURFACE, /* cudaCreateSurfaceObject, cuSurfObjectCreate */
 };
 
 /* In the forward sweep, in place of a free or a destroy (`how` names
@@ -391,6 +395,9 @@ void __kinase_shadow_free(void *shadow, int how, void *stream, const char *where
  * every address taken of the variable until each is released. */
 void *__kinase_variable_shadow(const void *primal, void *module_shadow, const char *where);
 void __kinase_variable_shadow_release(void *shadow, const char *where);
+/* The device address of `host_shadow`, the shadow of mapped host memory
+ * (pinned, as the runtime allocates host shadows). */
+void *__kinase_mapped_shadow(void *host_shadow, const char *where);
 /* The module's __kinase_shadow_NAME (driver API), NULL where it has none. */
 void *__kinase_module_shadow(void *module, const char *name, const char *where);
 

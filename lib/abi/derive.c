@@ -132,9 +132,13 @@ static LLVMValueRef declare(const char *prefix, const Signature *sig, LLVMTypeRe
   return fn;
 }
 
+static LLVMValueRef user_call_reaching(LLVMValueRef fn, LLVMValueRef *user);
+
 static Job *job_for(const Signature *sig) {
-  if (!cache)
+  if (!cache) {
     sh_new_strdup(cache);
+    kn_set_user_call_finder(user_call_reaching);
+  }
   char *key = cache_key(sig);
   Job *job = shget(cache, key);
   if (!job) {
@@ -194,6 +198,47 @@ static Job *job_of_function(LLVMValueRef fn) {
 }
 
 bool derive_is_derivative(LLVMValueRef fn) { return fn && job_of_function(fn); }
+
+LLVMValueRef derive_primal_of(LLVMValueRef fn) {
+  Job *job = fn ? job_of_function(fn) : NULL;
+  return job ? job->sig.fn : NULL;
+}
+
+static bool is_differentiated(LLVMValueRef fn) {
+  for (ptrdiff_t i = 0; i < arrlen(pending); i++)
+    if (pending[i]->sig.fn == fn)
+      return true;
+  return false;
+}
+
+/* The call, outside headers, in a function being differentiated, that
+ * reaches `fn` up the module's calls (a few steps: the headers' wrappers
+ * are not differentiated themselves when inlined into their caller's copy). */
+static LLVMValueRef user_call(LLVMValueRef fn, LLVMValueRef *user, int depth, ValueSet *seen) {
+  if (depth > 8 || !vset_add(seen, fn))
+    return NULL;
+  for (LLVMUseRef use = LLVMGetFirstUse(fn); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef call = LLVMGetUser(use);
+    if (!kn_is_call_site(call) || LLVMGetCalledValue(call) != fn)
+      continue;
+    LLVMValueRef caller = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
+    if (is_differentiated(caller) && !kn_location_in_header(kn_source_location(call))) {
+      *user = caller;
+      return call;
+    }
+    LLVMValueRef found = user_call(caller, user, depth + 1, seen);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static LLVMValueRef user_call_reaching(LLVMValueRef fn, LLVMValueRef *user) {
+  ValueSet seen = {0};
+  LLVMValueRef call = user_call(fn, user, 0, &seen);
+  vset_free(&seen);
+  return call;
+}
 
 /* A function that calls a derivative (a second-order request) is
  * differentiated after that derivative has its body. */

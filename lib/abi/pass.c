@@ -194,6 +194,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
     globals_for_launches();
     cuda_emit_kernel_derivatives();
     cuda_arena_clear_in_kernels();
+    cuda_native_pair_atomics();
   } else {
     cuda_release_after_requests(abi_reverse_sweeps(), (size_t)arrlen(abi_reverse_sweeps()));
   }

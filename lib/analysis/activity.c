@@ -388,7 +388,9 @@ static bool passes_null_pointer(LLVMValueRef call, LLVMValueRef callee) {
 /* Whether the local memory at `address` may come to hold a derivative or a
  * pointer with a shadow: a varied value is stored there, or the address
  * escapes, or goes to a call that also gets a varied argument or may store
- * fresh memory there. Loads do not count. */
+ * fresh memory there. Loads do not count, nor do calls through which no
+ * derivative flows (cudaCreateTextureObject given a resource description
+ * beside a texture description that holds floats). */
 static bool local_memory_reached(ValueSet *varied, LLVMValueRef address, int depth) {
   for (LLVMUseRef u = LLVMGetFirstUse(address); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
@@ -407,6 +409,9 @@ static bool local_memory_reached(ValueSet *varied, LLVMValueRef address, int dep
     if (!kn_is_call_site(user))
       return true;
     LLVMValueRef callee = kn_called_function(user);
+    const Rule *rule = callee ? rule_for_function(callee) : NULL;
+    if (rule && rule->kind == RULE_INACTIVE)
+      continue;
     if (!callee || activity_any_operand(varied, user, 0, LLVMGetNumArgOperands(user)) ||
         passes_null_pointer(user, callee) || may_allocate(callee))
       return true;

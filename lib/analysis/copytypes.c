@@ -189,20 +189,46 @@ static void mark(LLVMValueRef inst, LLVMTypeRef type) {
                   LLVMMetadataAsValue(kn_module.ctx, LLVMMDNodeInContext2(kn_module.ctx, &value, 1)));
 }
 
+static bool is_sixteen_bit(LLVMTypeRef type) { return kn_sixteen_bit_float(type) != NULL; }
+
 /* The type of the one scalar field (an integer, a pointer, a float) a
  * copy of `length` bytes to or from `p` moves, as declared_type finds it;
- * NULL for anything else. */
+ * NULL for anything else. A __half is one: a half (host C++ copies a
+ * __half2's fields so). */
 static LLVMTypeRef one_scalar_at(LLVMValueRef p, uint64_t length) {
   LLVMTypeRef type = declared_type(p, 0);
   if (!type || LLVMABISizeOfType(kn_module.layout, type) != length)
     return NULL;
   TypeLeaf *leaves = NULL;
-  kn_type_leaves(type, 0, NULL, &leaves);
+  kn_type_leaves(type, 0, is_sixteen_bit, &leaves);
   LLVMTypeRef leaf = arrlen(leaves) == 1 ? leaves[0].type : NULL;
   arrfree(leaves);
+  if (leaf && kn_sixteen_bit_float(leaf))
+    leaf = kn_sixteen_bit_float(leaf);
   bool scalar = leaf && (LLVMGetTypeKind(leaf) == LLVMIntegerTypeKind || kn_is_pointer_type(leaf) ||
                          kn_is_float_type(leaf));
   return scalar ? leaf : NULL;
+}
+
+/* Where every leaf of `types` (the accesses to a copy's memory) is one
+ * float type and `bytes` (up to 8: what instcombine makes an integer) holds
+ * several of them: a vector of them (a float2, a __half2); else NULL. */
+static LLVMTypeRef several_floats(LLVMTypeRef *types, uint64_t bytes) {
+  TypeLeaf *leaves = NULL;
+  for (ptrdiff_t i = 0; i < arrlen(types); i++)
+    kn_type_leaves(types[i], 0, is_sixteen_bit, &leaves);
+  LLVMTypeRef first = arrlen(leaves) ? leaves[0].type : NULL;
+  if (first && kn_sixteen_bit_float(first))
+    first = kn_sixteen_bit_float(first);
+  bool same = first && kn_is_float_type(first) && LLVMGetTypeKind(first) != LLVMVectorTypeKind;
+  for (ptrdiff_t i = 1; same && i < arrlen(leaves); i++) {
+    LLVMTypeRef leaf = kn_sixteen_bit_float(leaves[i].type) ? kn_sixteen_bit_float(leaves[i].type) : leaves[i].type;
+    same = leaf == first;
+  }
+  arrfree(leaves);
+  uint64_t size = same ? LLVMABISizeOfType(kn_module.layout, first) : 0;
+  return size && bytes <= 8 && bytes > size && bytes % size == 0 ? LLVMVectorType(first, (unsigned)(bytes / size))
+                                                                 : NULL;
 }
 
 /* A copy of one scalar field (Eigen's `Index m_rows`, a std::tuple's
@@ -211,8 +237,10 @@ static LLVMTypeRef one_scalar_at(LLVMValueRef p, uint64_t length) {
  * the object's own address, the field's having folded into it, and loses
  * its mark: nothing then tells an integer from a double or a pointer. It is
  * made a load and store of the field's type here, the load marked with it.
- * False when the copy is no such copy. */
-static bool copy_one_scalar(LLVMValueRef call) {
+ * So is a copy of a few floats of one type (std::fill of a float2, as
+ * std::vector<float2>(n) makes), as a vector of them. False when the copy
+ * is neither. */
+static bool copy_as_value(LLVMValueRef call, LLVMTypeRef *types) {
   LLVMValueRef length = LLVMGetOperand(call, 2), is_volatile = LLVMGetOperand(call, 3);
   if (strncmp(kn_function_name(kn_called_function(call)), "llvm.memcpy.", 12) ||
       !LLVMIsAConstantInt(length) || LLVMConstIntGetZExtValue(is_volatile))
@@ -222,6 +250,8 @@ static bool copy_one_scalar(LLVMValueRef call) {
   LLVMTypeRef type = one_scalar_at(dst, bytes);
   if (!type)
     type = one_scalar_at(src, bytes);
+  if (!type)
+    type = several_floats(types, bytes);
   if (!type)
     return false;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
@@ -243,18 +273,17 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
       const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
       if (!rule || rule->kind != RULE_MEMCPY || rule->cuda)
         continue;
-      if (copy_one_scalar(inst)) {
-        LLVMInstructionEraseFromParent(inst);
-        continue;
-      }
       LLVMTypeRef *types = types_of_copy(fn, inst);
       if (!arrlen(types))
         add_callers_types(inst, &types);
       if (!arrlen(types))
         add_operands_types(inst, &types);
-      /* A struct of the types stands for them all. */
-      if (arrlen(types))
+      if (copy_as_value(inst, types)) {
+        LLVMInstructionEraseFromParent(inst);
+      } else if (arrlen(types)) {
+        /* A struct of the types stands for them all. */
         mark(inst, LLVMStructTypeInContext(kn_module.ctx, types, (unsigned)arrlen(types), 0));
+      }
       arrfree(types);
     }
   noting.copy = noting.original = NULL;

@@ -31,7 +31,7 @@ static bool in_header(LLVMMetadataRef loc) {
   unsigned length = 0;
   LLVMMetadataRef file = LLVMDIScopeGetFile(LLVMDILocationGetScope(loc));
   const char *name = file ? LLVMDIFileGetFilename(file, &length) : NULL;
-  static const char *const suffixes[] = {".h", ".hpp", ".hh", ".inl"};
+  static const char *const suffixes[] = {".h", ".hpp", ".hh", ".inl", ".cuh"};
   for (size_t i = 0; name && i < sizeof suffixes / sizeof *suffixes; i++) {
     size_t n = strlen(suffixes[i]);
     if (length >= n && !strncmp(name + length - n, suffixes[i], n))
@@ -70,15 +70,12 @@ static LLVMMetadataRef location_near(LLVMValueRef inst) {
 
 LLVMMetadataRef kn_source_location(LLVMValueRef inst) { return location_near(inst); }
 
-/* What was captured: the reason, and where when known ("file.cu:12"). */
-static char *captured(const char *what, LLVMMetadataRef location) {
-  if (!location)
-    return kn_strdup_printf("%s", what);
-  unsigned length = 0;
-  LLVMMetadataRef file = LLVMDIScopeGetFile(LLVMDILocationGetScope(location));
-  const char *name = file ? LLVMDIFileGetFilename(file, &length) : "";
-  return kn_strdup_printf("%s (%.*s:%u)", what, (int)length, name, LLVMDILocationGetLine(location));
-}
+bool kn_location_in_header(LLVMMetadataRef location) { return location && in_header(location); }
+
+static UserCallFinder user_call_finder;
+
+void kn_set_user_call_finder(UserCallFinder finder) { user_call_finder = finder; }
+
 
 /* The C++ runtime's demangler (C linkage; the plugin and kinase-opt link
  * libstdc++): users know `Model::energy(double const*)`, not
@@ -141,6 +138,20 @@ void kn_stop_here(LLVMBuilderRef b, LLVMValueRef at, const char *message) {
   free(text);
 }
 
+/* What was captured: the reason, its names demangled (the runtime prints
+ * it as a kernel's reason), and where when known ("file.cu:12"). */
+static char *captured(const char *what, LLVMMetadataRef location) {
+  char *readable = demangled(what);
+  if (!location)
+    return readable;
+  unsigned length = 0;
+  LLVMMetadataRef file = LLVMDIScopeGetFile(LLVMDILocationGetScope(location));
+  const char *name = file ? LLVMDIFileGetFilename(file, &length) : "";
+  char *located = kn_strdup_printf("%s (%.*s:%u)", readable, (int)length, name, LLVMDILocationGetLine(location));
+  free(readable);
+  return located;
+}
+
 void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
   char what[1024];
   va_list ap;
@@ -154,6 +165,26 @@ void kn_error(LLVMValueRef where, LLVMValueRef subject, const char *fmt, ...) {
     location = location_near(where);
     if (!function)
       function = LLVMGetBasicBlockParent(LLVMGetInstructionParent(where));
+  }
+  /* In a header function: at the user's call that reaches it, naming it. */
+  LLVMValueRef user = NULL;
+  LLVMValueRef call = location && in_header(location) && subject && user_call_finder
+                          ? user_call_finder(subject, &user)
+                          : NULL;
+  LLVMMetadataRef at_call = call ? location_near(call) : NULL;
+  if (at_call && !in_header(at_call)) {
+    unsigned length = 0;
+    LLVMMetadataRef file = LLVMDIScopeGetFile(LLVMDILocationGetScope(location));
+    const char *name = file ? LLVMDIFileGetFilename(file, &length) : "";
+    unsigned base = length;
+    while (base > 0 && name[base - 1] != '/')
+      base--;
+    char reached[1024];
+    snprintf(reached, sizeof reached, "in '%s' (%.*s:%u), which it reaches here: %s", kn_function_name(subject),
+             (int)(length - base), name + base, LLVMDILocationGetLine(location), what);
+    memcpy(what, reached, sizeof what);
+    location = at_call;
+    function = subject = user;
   }
   const char *hint = location || !function || LLVMGetSubprogram(function)
                          ? ""

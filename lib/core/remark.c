@@ -40,6 +40,7 @@ static const struct {
     [KN_RECOMPUTED] = {false, "Recomputed"}, [KN_RECORDED] = {true, "Recorded"},
     [KN_PLAIN_ADD] = {false, "PlainAdd"},    [KN_ATOMIC_ADD] = {true, "AtomicAdd"},
     [KN_OWN_SHADOW] = {false, "OwnShadow"},  [KN_SHARED_SHADOW] = {true, "SharedShadow"},
+    [KN_CONSTANT] = {true, "Constant"},
 };
 
 bool kn_want_remarks(void) { return kn_option_remarks() || kn_env_set("KINASE_REMARKS"); }

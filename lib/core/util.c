@@ -392,6 +392,26 @@ LLVMTypeRef kn_tbaa_named_type(const char *name) {
   return NULL;
 }
 
+/* The structs of cuda_fp16.h and cuda_bf16.h by name; clang may suffix a
+ * struct's name (`struct.__half.0`). */
+static const struct {
+  const char *name;
+  LLVMTypeRef (*type)(LLVMContextRef);
+} sixteen_bit[] = {
+    {"struct.__half", LLVMHalfTypeInContext},
+    {"struct.__nv_bfloat16", LLVMBFloatTypeInContext},
+};
+
+LLVMTypeRef kn_sixteen_bit_float(LLVMTypeRef type) {
+  const char *name = LLVMGetTypeKind(type) == LLVMStructTypeKind ? LLVMGetStructName(type) : NULL;
+  for (size_t k = 0; name && k < sizeof sixteen_bit / sizeof *sixteen_bit; k++) {
+    size_t n = strlen(sixteen_bit[k].name);
+    if (!strncmp(name, sixteen_bit[k].name, n) && (name[n] == 0 || name[n] == '.'))
+      return sixteen_bit[k].type(kn_module.ctx);
+  }
+  return NULL;
+}
+
 LLVMTypeRef kn_gep_field_type(LLVMValueRef gep) {
   LLVMTypeRef type = LLVMGetGEPSourceElementType(gep);
   for (int i = 2, n = LLVMGetNumOperands(gep); i < n && type; i++) {

@@ -37,30 +37,7 @@ void cuda_copy_byval_attributes(LLVMValueRef from, unsigned from_index, LLVMValu
       LLVMAddAttributeAtIndex(to, to_index + 1, kept[k]);
 }
 
-/* cuda_fp16.h's and cuda_bf16.h's types are structs of 16-bit integers
- * that Kinase reads as half and bfloat16 (rules/asm.c): one field each.
- * Their pairs (__half2, __nv_bfloat162) are structs of two of them. */
-static const struct {
-  const char *name;
-  LLVMTypeRef (*type)(LLVMContextRef);
-} sixteen_bit[] = {
-    {"struct.__half", LLVMHalfTypeInContext},
-    {"struct.__nv_bfloat16", LLVMBFloatTypeInContext},
-};
-
-/* The float type a struct of cuda_fp16.h or cuda_bf16.h holds, or NULL.
- * clang may suffix a struct's name (`struct.__half.0`). */
-static LLVMTypeRef sixteen_bit_type(LLVMTypeRef type) {
-  const char *name = LLVMGetTypeKind(type) == LLVMStructTypeKind ? LLVMGetStructName(type) : NULL;
-  for (size_t k = 0; name && k < sizeof sixteen_bit / sizeof *sixteen_bit; k++) {
-    size_t n = strlen(sixteen_bit[k].name);
-    if (!strncmp(name, sixteen_bit[k].name, n) && (name[n] == 0 || name[n] == '.'))
-      return sixteen_bit[k].type(kn_module.ctx);
-  }
-  return NULL;
-}
-
-static bool is_half_struct(LLVMTypeRef type) { return sixteen_bit_type(type) != NULL; }
+static bool is_half_struct(LLVMTypeRef type) { return kn_sixteen_bit_float(type) != NULL; }
 
 /* __half2 and __nv_bfloat162 are not trivially copyable: host C++ passes a
  * struct holding one by address and copies the pair as one 32-bit integer,
@@ -86,7 +63,7 @@ static void leaves(LLVMTypeRef type, TypeLeaf **out) { kn_type_leaves(type, 0, i
 
 /* The float type whose adjoint a field of type `leaf` carries, or NULL. */
 static LLVMTypeRef field_float_type(LLVMTypeRef leaf) {
-  return kn_is_float_or_double(leaf) ? leaf : sixteen_bit_type(leaf);
+  return kn_is_float_or_double(leaf) ? leaf : kn_sixteen_bit_float(leaf);
 }
 
 const char *cuda_struct_unsupported(LLVMTypeRef type) {

@@ -91,7 +91,11 @@ static uint32_t passed_to_call(Effects *e, LLVMValueRef call, unsigned index, Va
   return pointer_uses(e, LLVMGetParam(simplified(e, callee), index), seen);
 }
 
+/* The element type moving as `type`: a vector's lanes are its elements
+ * (a __half2 is <2 x half>, a float4 may be <4 x float>). */
 static uint32_t floats_if(LLVMTypeRef type) {
+  if (LLVMGetTypeKind(type) == LLVMVectorTypeKind)
+    type = LLVMGetElementType(type);
   switch (LLVMGetTypeKind(type)) {
   case LLVMFloatTypeKind:
     return KINASE_PARAM_F32;
@@ -235,10 +239,38 @@ static uint32_t other_flags(uint32_t uses) {
                                     : 0;
 }
 
+/* Textures and surfaces that `fn` and the functions it calls read or
+ * write (the headers' tex1Dfetch and surf2Dwrite are calls, whose
+ * assembly takes no pointer): the memory behind them is the kernel's
+ * other memory, so that a launch writing a surface is never skipped. */
+static uint32_t texture_uses(LLVMValueRef fn, ValueSet *seen) {
+  uint32_t uses = 0;
+  if (!vset_add(seen, fn))
+    return 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      if (!LLVMIsACallInst(inst))
+        continue;
+      LLVMValueRef callee = kn_called_function(inst);
+      if (callee && !LLVMIsDeclaration(callee)) {
+        uses |= texture_uses(callee, seen);
+        continue;
+      }
+      TextureKind kind = LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) ? texture_kind(inst) : TEXTURE_NONE;
+      uses |= kind == SURFACE_WRITE                              ? KINASE_PARAM_WRITTEN
+              : kind == TEXTURE_FETCH || kind == SURFACE_READ ? KINASE_PARAM_READ
+                                                              : 0;
+    }
+  return uses;
+}
+
 /* Memory the kernel and its callees reach other than through pointer
  * parameters, accessed there or passed to a call (atomicAdd(&g, v) at -O0
- * is a call). */
+ * is a call), and textures and surfaces. */
 static void other_memory(Effects *e, LLVMValueRef kernel, LLVMValueRef copy) {
+  ValueSet seen = {0};
+  e->flags |= other_flags(texture_uses(kernel, &seen));
+  vset_free(&seen);
   for (ptrdiff_t f = 0; f < arrlen(e->copies); f++)
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(e->copies[f]); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {

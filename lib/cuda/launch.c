@@ -46,6 +46,40 @@ bool cuda_is_launch_stub(LLVMValueRef fn) {
   return false;
 }
 
+/* Whether `v` reaches memory only through launches and the copies it is
+ * the source of (through address arithmetic, phis and selects). */
+static bool only_given_to_kernels(LLVMValueRef v, int depth) {
+  if (depth > 4)
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAICmpInst(user))
+      continue;
+    bool passes_on = (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == v) ||
+                     LLVMIsABitCastInst(user) || LLVMIsAAddrSpaceCastInst(user) || LLVMIsAPHINode(user) ||
+                     (LLVMIsASelectInst(user) && LLVMGetOperand(user, 0) != v);
+    if (passes_on) {
+      if (!only_given_to_kernels(user, depth + 1))
+        return false;
+      continue;
+    }
+    LLVMValueRef callee = kn_is_call_site(user) ? kn_called_function(user) : NULL;
+    const Rule *rule = callee ? rule_for_function(callee) : NULL;
+    /* The launch may already be its derivative's call (phis come last). */
+    LLVMValueRef primal = callee ? derive_primal_of(callee) : NULL;
+    bool launched = callee && cuda_is_launch_stub(primal ? primal : callee);
+    bool copied_from = rule && rule->cuda && rule->kind == RULE_MEMCPY && cuda_copy_source(rule, user) == v &&
+                       LLVMGetOperand(user, 0) != v;
+    if (!launched && !copied_from)
+      return false;
+  }
+  return true;
+}
+
+bool cuda_null_shadow_suffices(LLVMValueRef merge) {
+  return (LLVMIsAPHINode(merge) || LLVMIsASelectInst(merge)) && only_given_to_kernels(merge, 0);
+}
+
 /* "a launch of kernel 'loglik'", from _Z21__device_stub__loglikPf... or
  * __device_stub__loglik. */
 static LLVMValueRef where_string(LLVMBuilderRef b, LLVMValueRef stub) {

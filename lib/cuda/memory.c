@@ -139,8 +139,18 @@ static LLVMValueRef module_shadow_of(LLVMBuilderRef b, LLVMValueRef call, LLVMVa
 
 bool cuda_shadow_is_variables(const Rule *rule) { return rule->cuda->how == KINASE_ALLOC_VARIABLE; }
 
-LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call,
+int cuda_mapped_operand(const Rule *rule) {
+  return rule->kind == RULE_POSIX_MEMALIGN && rule->cuda->how == KINASE_ALLOC_MAPPED ? (int)rule->arg : -1;
+}
+
+LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call, LLVMValueRef mapped,
                                LLVMValueRef stream, LLVMValueRef subject) {
+  if (cuda_mapped_operand(rule) >= 0) { /* the shadow's own device address */
+    if (!mapped)
+      return LLVMConstNull(ptr_type());
+    LLVMValueRef args[2] = {as_pointer(b, mapped), where_string(b, subject)};
+    return kn_call_libc(b, "__kinase_mapped_shadow", ptr_type(), args, 2);
+  }
   if (cuda_shadow_is_variables(rule)) { /* after the call, which wrote the address */
     LLVMValueRef address = LLVMBuildLoad2(b, ptr_type(), LLVMGetOperand(call, 0), "variable");
     LLVMValueRef args[3] = {address, module_shadow_of(b, call, subject), where_string(b, subject)};
@@ -154,6 +164,8 @@ LLVMValueRef cuda_shadow_alloc(LLVMBuilderRef b, const Rule *rule, LLVMValueRef 
 
 void cuda_shadow_free(LLVMBuilderRef b, const Rule *rule, LLVMValueRef shadow, LLVMValueRef stream,
                       LLVMValueRef subject) {
+  if (cuda_mapped_operand(rule) >= 0) /* the host shadow's, freed with it */
+    return;
   if (cuda_shadow_is_variables(rule)) {
     LLVMValueRef args[2] = {as_pointer(b, shadow), where_string(b, subject)};
     kn_call_libc(b, "__kinase_variable_shadow_release", LLVMVoidTypeInContext(kn_module.ctx), args, 2);
@@ -425,12 +437,36 @@ static bool is_cuda_api(const char *name) {
          (!strncmp(name, "cu", 2) && name[2] >= 'A' && name[2] <= 'Z');
 }
 
+/* cuda.def's CUDA_REFUSED rows: calls refused with a reason. */
+static const struct {
+  const char *name, *why;
+} refused[] = {
+#define CUDA(name, kind, arg, how, kind_arg, stream_arg)
+#define CUDA_2D(name, kind, arg, how, kind_arg, stream_arg)
+#define CUDA_SET(name, unit, stream_arg)
+#define CUDA_TO_SYMBOL(name, stream_arg)
+#define CUDA_FROM_SYMBOL(name, stream_arg)
+#define CUDA_REFUSED(name, why) {name, why},
+#include "rules/cuda.def"
+#undef CUDA_REFUSED
+#undef CUDA_FROM_SYMBOL
+#undef CUDA_TO_SYMBOL
+#undef CUDA_SET
+#undef CUDA_2D
+#undef CUDA
+};
+
 bool cuda_unknown_api_call(LLVMValueRef call, LLVMValueRef subject) {
   LLVMValueRef callee = kn_called_function(call);
   if (!callee || !LLVMIsDeclaration(callee) || !is_cuda_api(kn_function_name(callee)) ||
       rule_for_function(callee))
     return false;
-  kn_error(call, subject, "CUDA API function '%s' has no derivative rule in Kinase",
-           kn_function_name(callee));
+  const char *name = kn_function_name(callee);
+  for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
+    if (!strcmp(refused[k].name, name)) {
+      kn_error(call, subject, "%s (%s)", refused[k].why, name);
+      return true;
+    }
+  kn_error(call, subject, "CUDA API function '%s' has no derivative rule in Kinase", name);
   return true;
 }

@@ -64,6 +64,8 @@ static LLVMValueRef tangent_of(Forward *f, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied value %s has no tangent yet", kn_value_name(v));
     return t;
   }
+  if (kn_is_pointer_type(LLVMTypeOf(v)) && cuda_null_shadow_suffices(user))
+    return LLVMConstNull(LLVMTypeOf(v));
   return unsupported_missing_shadow(v, user, f->sig->fn, &f->failed);
 }
 
@@ -314,7 +316,11 @@ static bool cuda_memory_tangent(Forward *f, LLVMValueRef call, const Rule *rule)
   }
   case RULE_POSIX_MEMALIGN:
     if (is_varied(f, dst)) {
-      LLVMValueRef tangent = cuda_shadow_alloc(f->b, rule, call, stream, f->sig->fn);
+      int host = cuda_mapped_operand(rule);
+      LLVMValueRef mapped = host >= 0 && is_varied(f, LLVMGetOperand(call, (unsigned)host))
+                                ? tangent_of(f, LLVMGetOperand(call, (unsigned)host), call)
+                                : NULL;
+      LLVMValueRef tangent = cuda_shadow_alloc(f->b, rule, call, mapped, stream, f->sig->fn);
       LLVMBuildStore(f->b, tangent, tangent_of(f, dst, call));
       /* No sweep follows in which to give a variable's tangent back: each
        * taking starts it from zero. */
@@ -480,8 +486,10 @@ static void call_with_rule(Forward *f, LLVMValueRef call, const Rule *rule) {
 }
 
 static void call_tangent(Forward *f, LLVMValueRef call) {
-  if (LLVMIsAInlineAsm(LLVMGetCalledValue(call)))
+  if (LLVMIsAInlineAsm(LLVMGetCalledValue(call))) {
+    f->failed |= texture_refused(&f->varied, call, f->sig->fn, NULL);
     return;
+  }
   const Registration *custom = registry_of(kn_called_function(call));
   if (custom && custom->forward) {
     if (any_operand_varied(f, call, 0, LLVMGetNumArgOperands(call)))
@@ -499,6 +507,10 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
   }
   if (!activity_call_carries(&f->varied, call) && !is_varied(f, call))
     return;
+  if (library_call_refused(call, f->sig->fn)) {
+    f->failed = true;
+    return;
+  }
   LLVMValueRef callee = kn_called_function(call);
   if (!callee && devirt_is_fallback(call)) {
     devirt_guard_fallback(f->b, call, f->sig->fn);

@@ -132,9 +132,28 @@ static void add_plainly(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMVal
   LLVMSetAlignment(store, LLVMGetAlignment(load));
 }
 
+/* A pair of halves or bfloat16s (a __half2 read) takes one atomic add,
+ * which cuda/pairatomics.c makes the native one; other vectors of floats
+ * one per lane, as NVPTX has no atomic add of them. */
 static void add_atomically(Reverse *r, LLVMValueRef shadow, LLVMValueRef a, LLVMValueRef load) {
+  LLVMTypeRef type = LLVMTypeOf(a);
+  unsigned align = LLVMGetAlignment(load);
+  if (LLVMGetTypeKind(type) == LLVMVectorTypeKind &&
+      !(LLVMGetVectorSize(type) == 2 && LLVMABISizeOfType(kn_module.layout, LLVMGetElementType(type)) == 2)) {
+    LLVMTypeRef lane = LLVMGetElementType(type);
+    unsigned size = (unsigned)LLVMABISizeOfType(kn_module.layout, lane);
+    for (unsigned k = 0; k < LLVMGetVectorSize(type); k++) {
+      LLVMValueRef index = LLVMConstInt(i32(), k, 0);
+      LLVMValueRef at = LLVMBuildGEP2(r->b, lane, shadow, &index, 1, "");
+      LLVMValueRef add = LLVMBuildAtomicRMW(r->b, LLVMAtomicRMWBinOpFAdd, at,
+                                            LLVMBuildExtractElement(r->b, a, index, ""),
+                                            LLVMAtomicOrderingMonotonic, 0);
+      LLVMSetAlignment(add, align < size ? align : size);
+    }
+    return;
+  }
   LLVMValueRef add = LLVMBuildAtomicRMW(r->b, LLVMAtomicRMWBinOpFAdd, shadow, a, LLVMAtomicOrderingMonotonic, 0);
-  LLVMSetAlignment(add, LLVMGetAlignment(load));
+  LLVMSetAlignment(add, align);
 }
 
 /* Adds into device memory wait until the reverse of the block ends, or of
@@ -279,7 +298,7 @@ static void accumulate_unguarded(Reverse *r, LLVMValueRef aug_shadow, LLVMValueR
    * where atomics are not even defined. */
   bool own_copy = LLVMIsAAllocaInst(base) || vset_has(&r->byval_params, base);
   bool shared = !own_copy && !elementwise;
-  if (!kn_module.gpu || !shared || !kn_is_float_type(type) || LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
+  if (!kn_module.gpu || !shared || !kn_is_float_type(type)) {
     if (kn_module.gpu && elementwise)
       rev_remark_accumulation(r, load, ACC_PLAIN,
                               (Reason){"the function is marked enzyme_elementwise_read", NULL});

@@ -31,6 +31,8 @@ LLVMValueRef rev_shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
       kn_die("varied pointer %s has no shadow yet", kn_value_name(v));
     return s;
   }
+  if (kn_is_pointer_type(LLVMTypeOf(v)) && cuda_null_shadow_suffices(user))
+    return LLVMConstNull(LLVMTypeOf(v));
   return unsupported_missing_shadow(v, user, r->sig->fn, &r->failed);
 }
 
@@ -324,7 +326,11 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
     return;
   }
   if (rule->kind == RULE_POSIX_MEMALIGN) {
-    LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, call, stream, r->sig->fn);
+    int host = cuda_mapped_operand(rule);
+    LLVMValueRef mapped = host >= 0 && is_varied(r, LLVMGetOperand(call, (unsigned)host))
+                              ? rev_shadow_of(r, LLVMGetOperand(call, (unsigned)host), call)
+                              : NULL;
+    LLVMValueRef shadow = cuda_shadow_alloc(r->ab, rule, call, mapped, stream, r->sig->fn);
     vset_add(&r->shadow_code, LLVMBuildStore(r->ab, shadow, rev_shadow_of(r, dst, call)));
     set_shadow(r, call, shadow);
     return;
@@ -445,13 +451,15 @@ static bool augment_pointer_copy(Reverse *r, LLVMValueRef inst) {
  * function seeds its shadow: a store there clears the location's shadow,
  * so that the reverse sweep starts from zero wherever the block wrote. The
  * barrier that lets other threads read the stored value orders the clear
- * before the adjoints they add in reverse (cuda/warp.c). */
+ * before the adjoints they add in reverse (cuda/warp.c). A __half's bits
+ * stored as an integer (`s = __float2half(0.f)`, an i16 once simplified)
+ * clear it too. */
 static void clear_shared_shadow(Reverse *r, LLVMValueRef store) {
   LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
   LLVMValueRef object = kn_underlying_object(at);
   bool shared = LLVMGetPointerAddressSpace(LLVMTypeOf(at)) == KN_SHARED_ADDRESS_SPACE ||
                 LLVMGetPointerAddressSpace(LLVMTypeOf(object)) == KN_SHARED_ADDRESS_SPACE;
-  if (!kn_module.gpu || !shared || !is_varied(r, at) || !kn_type_has_floats(LLVMTypeOf(value)))
+  if (!kn_module.gpu || !shared || !is_varied(r, at) || kn_type_has_pointers(LLVMTypeOf(value)))
     return;
   LLVMValueRef clear = LLVMBuildStore(r->ab, LLVMConstNull(LLVMTypeOf(value)), rev_shadow_of(r, at, store));
   LLVMSetAlignment(clear, LLVMGetAlignment(store));
@@ -463,8 +471,10 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   if (augment_pointer_copy(r, inst))
     return;
   if (op == LLVMCall) {
-    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)))
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(inst))) {
+      r->failed |= texture_refused(&r->varied, inst, r->sig->fn, "gradient");
       return;
+    }
     const Rule *rule = rule_for_call(inst);
     if (rule) {
       if (rule_is_memory(rule->kind))
@@ -477,6 +487,10 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     }
     if (!activity_call_carries(&r->varied, inst) && !is_varied(r, inst))
       return;
+    if (library_call_refused(inst, r->sig->fn)) {
+      r->failed = true;
+      return;
+    }
     LLVMValueRef callee = kn_called_function(inst);
     if (!callee && devirt_is_fallback(inst))
       devirt_guard_fallback(r->ab, inst, r->sig->fn);

@@ -10,9 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A __half (a struct of an unsigned short) holds a half: its accesses as
+ * 16-bit integers are copies of one. */
 static void note_type(MemoryTypes *m, LLVMTypeRef type) {
   while (LLVMGetTypeKind(type) == LLVMArrayTypeKind || LLVMGetTypeKind(type) == LLVMVectorTypeKind)
     type = LLVMGetElementType(type);
+  if (kn_sixteen_bit_float(type))
+    type = kn_sixteen_bit_float(type);
   if (LLVMGetTypeKind(type) == LLVMStructTypeKind) {
     for (unsigned i = 0, n = LLVMCountStructElementTypes(type); i < n; i++)
       note_type(m, LLVMStructGetTypeAtIndex(type, i));
@@ -176,6 +180,8 @@ static LLVMTypeRef addressed_type(LLVMValueRef at) {
     type = kn_gep_field_type(at);
   }
   while (type && (LLVMGetTypeKind(type) == LLVMStructTypeKind || LLVMGetTypeKind(type) == LLVMArrayTypeKind)) {
+    if (kn_sixteen_bit_float(type))
+      return kn_sixteen_bit_float(type);
     bool is_struct = LLVMGetTypeKind(type) == LLVMStructTypeKind;
     if (is_struct && !LLVMCountStructElementTypes(type))
       return NULL;
@@ -236,6 +242,18 @@ void rev_refuse_untyped_copy(Reverse *r, LLVMValueRef copy, const char *why) {
   free(message);
 }
 
+/* The float type an integer of `bits` bits copies out of memory of `m`:
+ * the memory's, or a vector of them where it moves several at once (a
+ * __half2 copied as 32 bits, two floats as 64); NULL where it is neither. */
+static LLVMTypeRef floats_of_width(const MemoryTypes *m, unsigned bits) {
+  if (!m->floats || m->mixed_floats)
+    return NULL;
+  unsigned size = 8 * (unsigned)LLVMABISizeOfType(kn_module.layout, m->floats);
+  if (bits == size)
+    return m->floats;
+  return bits % size ? NULL : LLVMVectorType(m->floats, bits / size);
+}
+
 void rev_find_integer_copies(Reverse *r) {
   for (ptrdiff_t k = 0; k < arrlen(r->blocks) && !r->failed; k++)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
@@ -246,11 +264,11 @@ void rev_find_integer_copies(Reverse *r) {
         continue;
       unsigned bits = LLVMGetIntTypeWidth(type);
       MemoryTypes m = copied_types(r, inst);
-      bool floats = m.floats && !m.mixed_floats &&
-                    LLVMABISizeOfType(kn_module.layout, m.floats) * 8 == bits;
+      LLVMTypeRef as = floats_of_width(&m, bits);
+      bool floats = as != NULL;
       bool pointers = m.pointers && bits == 8 * LLVMPointerSize(kn_module.layout);
       if (floats && !pointers) {
-        vmap_put(&r->copied_as, inst, LLVMConstNull(m.floats));
+        vmap_put(&r->copied_as, inst, LLVMConstNull(as));
         vset_add(&r->varied, inst);
       } else if (pointers && !floats) {
         /* varied: local memory it is stored into (a C++ iterator copied,

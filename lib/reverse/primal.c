@@ -227,8 +227,9 @@ bool rev_recomputable(LLVMValueRef inst) {
   case LLVMICmp: case LLVMFCmp: case LLVMSelect: case LLVMExtractValue: case LLVMInsertValue:
   case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMFreeze:
     return true;
-  case LLVMCall:
-    return cuda_is_thread_geometry(inst); /* the same for the thread all along */
+  case LLVMCall: /* the same for the thread all along; a texture is read-only */
+    return cuda_is_thread_geometry(inst) ||
+           (LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) && texture_kind(inst) == TEXTURE_FETCH);
   default:
     return false;
   }
@@ -398,7 +399,8 @@ static bool recomputable_marked_call(Reverse *r, LLVMValueRef v, Reason *why) {
 static bool recompute(Reverse *r, LLVMValueRef v, Reason *why) {
   static const char calls[] = "the reverse sweep does not call functions again "
                               "(enzyme_shouldrecompute on one that only reads says it may)";
-  if (LLVMIsAExtractValueInst(v) && LLVMIsACallInst(LLVMGetOperand(v, 0)))
+  if (LLVMIsAExtractValueInst(v) && LLVMIsACallInst(LLVMGetOperand(v, 0)) &&
+      !rev_recomputable(LLVMGetOperand(v, 0)))
     return kn_because(why, calls, NULL), false;
   if (LLVMIsACallInst(v))
     kn_because(why, calls, NULL);

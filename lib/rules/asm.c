@@ -26,7 +26,7 @@ typedef enum {
   ASM_LANES_00, ASM_LANES_10, ASM_LANES_11, ASM_LANES_02, ASM_LANES_13, /* lane moves */
   ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
   ASM_SHFL_DOWN_ADD, ASM_SHFL_DOWN_ADD_F64,                /* a warp reduction's step */
-  ASM_LOAD, ASM_STORE,                                     /* memory */
+  ASM_LOAD, ASM_STORE, ASM_ATOMIC_FADD, ASM_ATOMIC_FADD_BLOCK, /* memory */
 } AsmOp;
 
 /* What .sat and .relu do to the result of the operation. */
@@ -201,6 +201,10 @@ bool asm_carries_nothing(LLVMValueRef call) {
   char *text = asm_text(call);
   if (!text)
     return false;
+  if (texture_kind(call) != TEXTURE_NONE) {
+    free(text);
+    return true;
+  }
   bool converts = false, reads_special = false, integer = false, other = false;
   for (char *token = text; *token;) {
     size_t n = strcspn(token, " ");
@@ -370,6 +374,24 @@ static void store_elements(LLVMBuilderRef b, LLVMValueRef base, LLVMTypeRef t, L
     LLVMBuildStore(b, values[k], element_at(b, t, base, k));
 }
 
+/* The atomic adds of values[0..n) to consecutive elements from `base` on,
+ * at synchronisation scope `scope` ("": the system's, as atomicAdd's
+ * atomicrmw has it): the old value, or a struct of the old values (a
+ * vector add's registers, float2's and float4's atomicAdd). */
+static LLVMValueRef atomic_add_elements(LLVMBuilderRef b, LLVMValueRef base, LLVMTypeRef t, LLVMValueRef *values,
+                                        unsigned n, LLVMTypeRef result, const char *scope) {
+  unsigned id = LLVMGetSyncScopeID(kn_module.ctx, scope, strlen(scope));
+  LLVMValueRef old = LLVMGetPoison(result);
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef add = LLVMBuildAtomicRMWSyncScope(b, LLVMAtomicRMWBinOpFAdd, element_at(b, t, base, k), values[k],
+                                                   LLVMAtomicOrderingMonotonic, id);
+    if (n == 1)
+      return add;
+    old = LLVMBuildInsertValue(b, old, add, k, "");
+  }
+  return old;
+}
+
 /* What `row` computes from the operands x, read as its type t; NULL for a
  * store, which computes nothing (nor does a barrier, which is one). */
 static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x, unsigned n,
@@ -377,6 +399,8 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   switch (row->op) {
   case ASM_LOAD: return load_elements(b, x[0], t, result);
   case ASM_STORE: store_elements(b, x[0], t, x + 1, n - 1); return NULL;
+  case ASM_ATOMIC_FADD: return atomic_add_elements(b, x[0], t, x + 1, n - 1, result, "");
+  case ASM_ATOMIC_FADD_BLOCK: return atomic_add_elements(b, x[0], t, x + 1, n - 1, result, "block");
   case ASM_TRUNC: return LLVMBuildFPTrunc(b, x[0], t, "");
   case ASM_EXTEND: return LLVMBuildFPExt(b, x[0], result, "");
   case ASM_FADD: return LLVMBuildFAdd(b, x[0], x[1], "");
@@ -444,6 +468,7 @@ static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v
   switch (row->op) {
   case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: case ASM_SHFL_DOWN_ADD:
   case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: case ASM_X86_BARRIER: return LLVMTypeOf(v);
+  case ASM_ATOMIC_FADD: case ASM_ATOMIC_FADD_BLOCK: return kn_is_pointer_type(LLVMTypeOf(v)) ? LLVMTypeOf(v) : t;
   case ASM_PACK: return LLVMGetElementType(t);
   default: return t;
   }

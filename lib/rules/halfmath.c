@@ -9,10 +9,12 @@
  * is bit for bit the header's) and whose partial is a row of nvvm.def. A
  * header function without such a row stays a call to inline as before.
  *
- * And the conversions __float2half, __half2float, __float2bfloat16, ...: in
+ * And the conversions __float2half, __half2float, __float2bfloat16, and
+ * those into and out of pairs (__floats2half2_rn, __low2float, ...): in
  * device code they are assembly (rules/asm.def), but in host code they are
  * integer arithmetic on the bits, through which no derivative flows. Calls
- * of them become fptrunc and fpext, the same rounding to nearest. Those
+ * of them become fptrunc, fpext and lane moves, the same rounding to
+ * nearest. Those
  * rounding otherwise (__float2half_rz, _rd, _ru and bfloat16's) have no
  * such IR: they are wrapped as the math functions are, in
  * kinase.cvt.MODE.TYPE taking a float, whose partial is 1 (nvvm.def). */
@@ -72,6 +74,8 @@ static char *wrapper_name(LLVMValueRef fn) {
 
 static int conversion_of(LLVMValueRef fn);
 static bool conversion_is_wrapped(int k);
+
+bool half_math_is_conversion(LLVMValueRef fn) { return conversion_of(fn) >= 0; }
 
 bool half_math_is_header_function(LLVMValueRef fn) {
   char *name = wrapper_name(fn);
@@ -151,62 +155,108 @@ static LLVMValueRef wrapper_of(LLVMValueRef header, const char *name, LLVMTypeRe
   return fn;
 }
 
-/* In place of `call` of a header function of one argument, with `b` before
- * it: `how`(b, x), x its argument read as type t; the result handed back as
- * the header returns it (by value or through sret). */
-static void replace_call(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef call, LLVMTypeRef t,
-                         LLVMValueRef (*how)(LLVMBuilderRef, LLVMValueRef, const void *), const void *data) {
+typedef LLVMValueRef (*BuildFn)(LLVMBuilderRef b, LLVMValueRef *x, const void *data);
+
+/* In place of `call` of a header function, with `b` before it: `how`(b, x),
+ * x its arguments read as `types`; the result handed back as the header
+ * returns it (by value or through sret). Host C++ passes a __half2, not
+ * trivially copyable, by the address of a copy: that is loaded. */
+static void replace_call(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef call, const LLVMTypeRef *types,
+                         BuildFn how, const void *data) {
   LLVMValueRef header = kn_called_function(call);
   LLVMPositionBuilderBefore(b, call);
   LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
-  unsigned n = LLVMGetNumArgOperands(call);
-  LLVMValueRef x = NULL, result_slot = NULL;
-  for (unsigned i = 0; i < n; i++) {
+  unsigned n = LLVMGetNumArgOperands(call), k = 0;
+  LLVMValueRef x[2], result_slot = NULL;
+  for (unsigned i = 0; i < n && k < 2; i++) {
     LLVMValueRef arg = LLVMGetOperand(call, i);
-    if (param_attribute(header, i, "sret"))
+    if (param_attribute(header, i, "sret")) {
       result_slot = arg;
-    else if (param_attribute(header, i, "byval"))
-      x = LLVMBuildLoad2(b, t, arg, "");
-    else
-      x = as_type(b, fn, arg, t);
+      continue;
+    }
+    LLVMTypeRef t = types[k];
+    bool by_address = kn_is_pointer_type(LLVMTypeOf(arg)) && !kn_is_pointer_type(t);
+    x[k++] = by_address ? LLVMBuildLoad2(b, t, arg, "") : as_type(b, fn, arg, t);
   }
   LLVMValueRef y = how(b, x, data);
   if (result_slot)
     LLVMBuildStore(b, y, result_slot);
   else
     LLVMReplaceAllUsesWith(call, as_type(b, fn, y, LLVMTypeOf(call)));
+  /* Host C++ invokes them among locals with destructors; a conversion
+   * throws nothing, so the invoke goes on to its normal destination. */
+  if (LLVMIsAInvokeInst(call)) {
+    LLVMBuildBr(b, LLVMGetNormalDest(call));
+    cfg_retarget_phis(LLVMGetUnwindDest(call), LLVMGetInstructionParent(call), NULL);
+  }
   LLVMInstructionEraseFromParent(call);
 }
 
-static LLVMValueRef call_wrapper(LLVMBuilderRef b, LLVMValueRef x, const void *wrapper) {
+static LLVMValueRef call_wrapper(LLVMBuilderRef b, LLVMValueRef *x, const void *wrapper) {
   LLVMValueRef w = (LLVMValueRef)wrapper;
-  return LLVMBuildCall2(b, LLVMGlobalGetValueType(w), w, &x, 1, "");
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(w), w, x, 1, "");
 }
 
 /* ---- conversions ---- */
 
-/* The conversions between float and the 16-bit types, by name and
- * mangled parameters (the argument's type). */
+/* What a conversion does: h is half or bfloat, h2 a pair of them, f2 a
+ * float2 (as the host's C ABI passes it, <2 x float>). */
+typedef enum {
+  CVT_WIDEN,       /* h -> float */
+  CVT_NARROW,      /* float -> h */
+  CVT_LOW,         /* h2 -> float, its low lane */
+  CVT_HIGH,        /* h2 -> float, its high lane */
+  CVT_LOW_HALF,    /* h2 -> h */
+  CVT_HIGH_HALF,   /* h2 -> h */
+  CVT_PACK,        /* float, float -> h2 */
+  CVT_HALVES,      /* h, h -> h2 */
+  CVT_SPLAT,       /* float -> h2, both lanes */
+  CVT_PAIR_WIDEN,  /* h2 -> f2 */
+  CVT_PAIR_NARROW, /* f2 -> h2 */
+} ConversionOp;
+
+/* The conversions between floats and the 16-bit types and their pairs, by
+ * name and mangled parameters (the arguments' types). In device code they
+ * are assembly (rules/asm.def); in host code, integer arithmetic on the
+ * bits, through which no derivative flows. */
 typedef struct {
   const char *name, *params;
-  bool widen;
+  ConversionOp op;
   bool bfloat;
   const char *wrapper; /* for those rounding other than to nearest */
 } Conversion;
 
 static const Conversion conversions[] = {
-    {"__float2half", "f", false, false, NULL},
-    {"__float2half_rn", "f", false, false, NULL},
-    {"__half2float", "6__half", true, false, NULL},
-    {"__float2bfloat16", "f", false, true, NULL},
-    {"__float2bfloat16_rn", "f", false, true, NULL},
-    {"__bfloat162float", "13__nv_bfloat16", true, true, NULL},
-    {"__float2half_rz", "f", false, false, "kinase.cvt.rz.f16"},
-    {"__float2half_rd", "f", false, false, "kinase.cvt.rm.f16"},
-    {"__float2half_ru", "f", false, false, "kinase.cvt.rp.f16"},
-    {"__float2bfloat16_rz", "f", false, true, "kinase.cvt.rz.bf16"},
-    {"__float2bfloat16_rd", "f", false, true, "kinase.cvt.rm.bf16"},
-    {"__float2bfloat16_ru", "f", false, true, "kinase.cvt.rp.bf16"},
+    {"__float2half", "f", CVT_NARROW, false, NULL},
+    {"__float2half_rn", "f", CVT_NARROW, false, NULL},
+    {"__half2float", "6__half", CVT_WIDEN, false, NULL},
+    {"__float2bfloat16", "f", CVT_NARROW, true, NULL},
+    {"__float2bfloat16_rn", "f", CVT_NARROW, true, NULL},
+    {"__bfloat162float", "13__nv_bfloat16", CVT_WIDEN, true, NULL},
+    {"__low2float", "7__half2", CVT_LOW, false, NULL},
+    {"__high2float", "7__half2", CVT_HIGH, false, NULL},
+    {"__low2float", "14__nv_bfloat162", CVT_LOW, true, NULL},
+    {"__high2float", "14__nv_bfloat162", CVT_HIGH, true, NULL},
+    {"__low2half", "7__half2", CVT_LOW_HALF, false, NULL},
+    {"__high2half", "7__half2", CVT_HIGH_HALF, false, NULL},
+    {"__low2bfloat16", "14__nv_bfloat162", CVT_LOW_HALF, true, NULL},
+    {"__high2bfloat16", "14__nv_bfloat162", CVT_HIGH_HALF, true, NULL},
+    {"__floats2half2_rn", "ff", CVT_PACK, false, NULL},
+    {"__floats2bfloat162_rn", "ff", CVT_PACK, true, NULL},
+    {"__halves2half2", "6__halfS_", CVT_HALVES, false, NULL},
+    {"__halves2bfloat162", "13__nv_bfloat16S_", CVT_HALVES, true, NULL},
+    {"__float2half2_rn", "f", CVT_SPLAT, false, NULL},
+    {"__float2bfloat162_rn", "f", CVT_SPLAT, true, NULL},
+    {"__half22float2", "7__half2", CVT_PAIR_WIDEN, false, NULL},
+    {"__bfloat1622float2", "14__nv_bfloat162", CVT_PAIR_WIDEN, true, NULL},
+    {"__float22half2_rn", "6float2", CVT_PAIR_NARROW, false, NULL},
+    {"__float22bfloat162_rn", "6float2", CVT_PAIR_NARROW, true, NULL},
+    {"__float2half_rz", "f", CVT_NARROW, false, "kinase.cvt.rz.f16"},
+    {"__float2half_rd", "f", CVT_NARROW, false, "kinase.cvt.rm.f16"},
+    {"__float2half_ru", "f", CVT_NARROW, false, "kinase.cvt.rp.f16"},
+    {"__float2bfloat16_rz", "f", CVT_NARROW, true, "kinase.cvt.rz.bf16"},
+    {"__float2bfloat16_rd", "f", CVT_NARROW, true, "kinase.cvt.rm.bf16"},
+    {"__float2bfloat16_ru", "f", CVT_NARROW, true, "kinase.cvt.rp.bf16"},
 };
 enum { NCONVERSIONS = sizeof conversions / sizeof *conversions };
 
@@ -227,10 +277,46 @@ static LLVMTypeRef half_of(const Conversion *c) {
   return c->bfloat ? LLVMBFloatTypeInContext(kn_module.ctx) : LLVMHalfTypeInContext(kn_module.ctx);
 }
 
-static LLVMValueRef convert(LLVMBuilderRef b, LLVMValueRef x, const void *row) {
+/* The types the conversion's arguments are read as. */
+static void argument_types(const Conversion *c, LLVMTypeRef *types) {
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(kn_module.ctx), h = half_of(c);
+  switch (c->op) {
+  case CVT_WIDEN: case CVT_HALVES: types[0] = types[1] = h; break;
+  case CVT_NARROW: case CVT_PACK: case CVT_SPLAT: types[0] = types[1] = f32; break;
+  case CVT_PAIR_NARROW: types[0] = LLVMVectorType(f32, 2); break;
+  default: types[0] = LLVMVectorType(h, 2); break; /* from a pair */
+  }
+}
+
+static LLVMValueRef pair_of(LLVMBuilderRef b, LLVMValueRef low, LLVMValueRef high) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
+  LLVMValueRef pair = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(low), 2));
+  pair = LLVMBuildInsertElement(b, pair, low, LLVMConstInt(i32, 0, 0), "");
+  return LLVMBuildInsertElement(b, pair, high, LLVMConstInt(i32, 1, 0), "");
+}
+
+static LLVMValueRef convert(LLVMBuilderRef b, LLVMValueRef *x, const void *row) {
   const Conversion *c = row;
-  return c->widen ? LLVMBuildFPExt(b, x, LLVMFloatTypeInContext(kn_module.ctx), "")
-                  : LLVMBuildFPTrunc(b, x, half_of(c), "");
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(kn_module.ctx), h = half_of(c);
+  LLVMValueRef low = LLVMConstInt(LLVMInt32TypeInContext(kn_module.ctx), 0, 0);
+  LLVMValueRef high = LLVMConstInt(LLVMInt32TypeInContext(kn_module.ctx), 1, 0);
+  switch (c->op) {
+  case CVT_WIDEN: return LLVMBuildFPExt(b, x[0], f32, "");
+  case CVT_NARROW: return LLVMBuildFPTrunc(b, x[0], h, "");
+  case CVT_LOW: return LLVMBuildFPExt(b, LLVMBuildExtractElement(b, x[0], low, ""), f32, "");
+  case CVT_HIGH: return LLVMBuildFPExt(b, LLVMBuildExtractElement(b, x[0], high, ""), f32, "");
+  case CVT_LOW_HALF: return LLVMBuildExtractElement(b, x[0], low, "");
+  case CVT_HIGH_HALF: return LLVMBuildExtractElement(b, x[0], high, "");
+  case CVT_PACK: return pair_of(b, LLVMBuildFPTrunc(b, x[0], h, ""), LLVMBuildFPTrunc(b, x[1], h, ""));
+  case CVT_HALVES: return pair_of(b, x[0], x[1]);
+  case CVT_SPLAT: {
+    LLVMValueRef y = LLVMBuildFPTrunc(b, x[0], h, "");
+    return pair_of(b, y, y);
+  }
+  case CVT_PAIR_WIDEN: return LLVMBuildFPExt(b, x[0], LLVMVectorType(f32, 2), "");
+  case CVT_PAIR_NARROW: return LLVMBuildFPTrunc(b, x[0], LLVMVectorType(h, 2), "");
+  }
+  return NULL;
 }
 
 void half_math_wrap_calls(LLVMValueRef fn) {
@@ -238,7 +324,7 @@ void half_math_wrap_calls(LLVMValueRef fn) {
   char **names = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      LLVMValueRef callee = kn_is_call_site(inst) ? kn_called_function(inst) : NULL;
       char *name = wrapper_name(callee);
       if (name || conversion_of(callee) >= 0) {
         arrput(calls, inst);
@@ -248,18 +334,19 @@ void half_math_wrap_calls(LLVMValueRef fn) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   for (ptrdiff_t k = 0; k < arrlen(calls); k++) {
     int c = conversion_of(kn_called_function(calls[k]));
-    LLVMTypeRef f32 = LLVMFloatTypeInContext(kn_module.ctx);
+    LLVMTypeRef types[2];
     if (names[k]) {
-      LLVMTypeRef t = wrapper_type_of(names[k]);
-      LLVMValueRef wrapper = wrapper_of(kn_called_function(calls[k]), names[k], t, t);
-      replace_call(b, fn, calls[k], t, call_wrapper, wrapper);
+      types[0] = wrapper_type_of(names[k]);
+      LLVMValueRef wrapper = wrapper_of(kn_called_function(calls[k]), names[k], types[0], types[0]);
+      replace_call(b, fn, calls[k], types, call_wrapper, wrapper);
     } else if (conversion_is_wrapped(c)) {
       const Conversion *row = &conversions[c];
-      LLVMValueRef wrapper = wrapper_of(kn_called_function(calls[k]), row->wrapper, f32, half_of(row));
-      replace_call(b, fn, calls[k], f32, call_wrapper, wrapper);
+      argument_types(row, types);
+      LLVMValueRef wrapper = wrapper_of(kn_called_function(calls[k]), row->wrapper, types[0], half_of(row));
+      replace_call(b, fn, calls[k], types, call_wrapper, wrapper);
     } else {
-      const Conversion *row = &conversions[c];
-      replace_call(b, fn, calls[k], row->widen ? half_of(row) : f32, convert, row);
+      argument_types(&conversions[c], types);
+      replace_call(b, fn, calls[k], types, convert, &conversions[c]);
     }
     free(names[k]);
   }

@@ -71,7 +71,9 @@ static const struct {
 #define CUDA_SET(name, unit, stream_arg) {name, RULE_MEMSET, 0, {0, -1, stream_arg, unit, false, false, false}},
 #define CUDA_TO_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, true, false, false}},
 #define CUDA_FROM_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, false, false, true}},
+#define CUDA_REFUSED(name, why)
 #include "cuda.def"
+#undef CUDA_REFUSED
 #undef CUDA_FROM_SYMBOL
 #undef CUDA_TO_SYMBOL
 #undef CUDA_2D
@@ -335,8 +337,32 @@ static bool reinterprets_float_vector(LLVMValueRef site) {
   return true;
 }
 
+/* A free function taking or returning __half, __nv_bfloat16 or their
+ * pairs (their types in its mangled name: `_ZmlRK6__halfS1_`, operator*;
+ * `_ZL6__hmul6__halfS_`), or a member of one of those types, other than a
+ * conversion: on the host their values cross calls as 16-bit integers,
+ * through which no derivative flows. Inlined, the operators' host code
+ * (__hmul: __float2half(__half2float(a) * __half2float(b))) is conversions
+ * around float arithmetic, which half_math_wrap_calls reads. Members of
+ * other classes (std::vector<__half>'s) and the standard library's
+ * functions stay calls. */
+static bool passes_sixteen_bit_floats(LLVMValueRef site) {
+  static const char *const types[] = {"6__half", "13__nv_bfloat16", "7__half2", "14__nv_bfloat162"};
+  LLVMValueRef callee = kn_called_function(site);
+  const char *name = callee ? kn_function_name(callee) : "";
+  if (strncmp(name, "_Z", 2) || !strncmp(name, "_ZSt", 4) || half_math_is_conversion(callee))
+    return false;
+  bool nested = name[2] == 'N';
+  const char *scope = name + 3 + (nested && name[3] == 'K');
+  for (size_t k = 0; k < sizeof types / sizeof *types; k++)
+    if (nested ? !strncmp(scope, types[k], strlen(types[k])) : strstr(name, types[k]) != NULL)
+      return true;
+  return false;
+}
+
 static bool inlined_on_host(LLVMValueRef site) {
-  return takes_closure(site) || calls_cuda_header_overload(site) || reinterprets_float_vector(site);
+  return takes_closure(site) || calls_cuda_header_overload(site) || reinterprets_float_vector(site) ||
+         passes_sixteen_bit_floats(site);
 }
 
 void rule_inline_host_calls(LLVMValueRef fn) {

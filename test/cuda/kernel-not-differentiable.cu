@@ -108,10 +108,10 @@ int main(int argc, char **argv) {
   }
   require_device();
   expect_stop(argv[0], "sums",
-              "kinase: kernel '_Z9block_sumPfPKf' cannot be differentiated: it uses an atomic "
+              "kinase: kernel 'block_sum(float*, float const*)' cannot be differentiated: it uses an atomic "
               "operation other than atomicAdd on differentiated memory");
   expect_stop(argv[0], "state",
-              "kinase: kernel '_Z11scale_statePKf' cannot be differentiated: it reads and writes "
+              "kinase: kernel 'scale_state(float const*)' cannot be differentiated: it reads and writes "
               "the __device__ variable 'g_state'");
   return check_exit();
 }

@@ -1,5 +1,6 @@
 // A CUDA API call with no row in lib/rules/cuda.def, in a differentiated host
-// function: a located error naming it, never a silently dropped derivative.
+// function: a located error naming it, never a silently dropped derivative;
+// a refused one (a CUDA_REFUSED row) says why.
 // REQUIRES: cuda
 // RUN: not %kinase-cc -g -O0 --cuda-host-only -S %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: not %kinase-cc -g -O2 --cuda-host-only -S %s -o /dev/null 2>&1 | FileCheck %s
@@ -7,7 +8,7 @@
 
 float peer_sum(const float *dev, int n) {
   float host[64];
-  // CHECK: {{.*}}cuda-api-no-rule.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}peer_sum{{.*}}': CUDA API function 'cudaMemcpyPeer' has no derivative rule in Kinase
+  // CHECK: {{.*}}cuda-api-no-rule.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}peer_sum{{.*}}': it copies between two devices' memory{{.*}} (cudaMemcpyPeer)
   cudaMemcpyPeer(host, 0, dev, 1, n * sizeof(float));
   float s = 0;
   for (int i = 0; i < n; i++)
@@ -15,6 +16,18 @@ float peer_sum(const float *dev, int n) {
   return s;
 }
 
-void gradient(const float *dev, float *ddev) {
+float captured_sum(const float *dev, int n, cudaStream_t stream) {
+  float host[64];
+  // CHECK: {{.*}}cuda-api-no-rule.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}captured_sum{{.*}}': CUDA API function 'cudaStreamBeginCapture' has no derivative rule in Kinase
+  cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  cudaMemcpyAsync(host, dev, n * sizeof(float), cudaMemcpyDeviceToHost, stream);
+  float s = 0;
+  for (int i = 0; i < n; i++)
+    s += host[i];
+  return s;
+}
+
+void gradient(const float *dev, float *ddev, cudaStream_t stream) {
   __enzyme_autodiff((void *)peer_sum, enzyme_dup, dev, ddev, enzyme_const, 64);
+  __enzyme_autodiff((void *)captured_sum, enzyme_dup, dev, ddev, enzyme_const, 64, enzyme_const, stream);
 }

@@ -457,6 +457,15 @@ void simplify_inline_marked_calls(void);
  * source, merged by instcombine) becomes a branch with a load on each
  * side. */
 void split_loads_choosing_const_memory(const Signature *sig, LLVMValueRef copy);
+/* nullshadow.c: in host code, the shadow pointer that the address
+ * `shadow` (in shadow memory) is based on where it was loaded from memory,
+ * and so may be null (a Const pointer stored where shadows are: no
+ * derivatives wanted); else NULL. */
+LLVMValueRef null_shadow_base(LLVMValueRef shadow);
+/* The address to access in place of `shadow`: where `base` (its
+ * null_shadow_base, as the code being built has it) is null, a block of
+ * zeros to read, or a sink to write (`writes`). */
+LLVMValueRef null_shadow_guard(LLVMBuilderRef b, LLVMValueRef base, LLVMValueRef shadow, bool writes);
 
 /* ---- iter.c: __enzyme_iter(n, k), n + k per order of differentiation ---- */
 

@@ -78,8 +78,11 @@ static void set_tangent(Forward *f, LLVMValueRef v, LLVMValueRef t) {
  * twin of a memory operation. */
 static LLVMValueRef twin(Forward *f, LLVMValueRef inst, unsigned first, unsigned count) {
   LLVMValueRef copy = LLVMInstructionClone(inst);
-  for (unsigned i = first; i < first + count; i++)
-    LLVMSetOperand(copy, i, tangent_of(f, LLVMGetOperand(inst, i), inst));
+  for (unsigned i = first; i < first + count; i++) {
+    LLVMValueRef tangent = tangent_of(f, LLVMGetOperand(inst, i), inst);
+    LLVMValueRef base = LLVMIsALoadInst(inst) ? null_shadow_base(tangent) : NULL;
+    LLVMSetOperand(copy, i, base ? null_shadow_guard(f->b, base, tangent, false) : tangent);
+  }
   kn_drop_metadata(copy);
   const char *name = kn_value_name(inst);
   char *dname = kn_strdup_printf("%s%s", *name ? "d." : "", name);
@@ -156,7 +159,8 @@ static void store_tangent(Forward *f, LLVMValueRef store) {
       kn_is_pointer_type(LLVMTypeOf(value)) && !is_varied(f, value) && !LLVMIsAConstant(value) &&
       (cuda_is_argument_slot(ptr) || cuda_is_launch_struct(ptr) || cuda_is_handle(value));
   LLVMSetOperand(copy, 0, const_argument ? LLVMConstNull(LLVMTypeOf(value)) : tangent_of(f, value, store));
-  LLVMSetOperand(copy, 1, tangent_of(f, ptr, store));
+  LLVMValueRef at = tangent_of(f, ptr, store), base = null_shadow_base(at);
+  LLVMSetOperand(copy, 1, base ? null_shadow_guard(f->b, base, at, true) : at);
   kn_drop_metadata(copy);
   LLVMInsertIntoBuilder(f->b, copy);
 }

@@ -284,6 +284,13 @@ bool rev_may_read_shadows(LLVMValueRef inst) {
   }
 }
 
+/* `shadow`, the rev value of the aug address `aug_shadow`, or where its
+ * shadow pointer may be null (core/nullshadow.c) what to access instead. */
+static LLVMValueRef guarded(Reverse *r, LLVMValueRef aug_shadow, LLVMValueRef shadow, bool writes) {
+  LLVMValueRef base = null_shadow_base(aug_shadow);
+  return base ? null_shadow_guard(r->b, rev_primal(r, base), shadow, writes) : shadow;
+}
+
 /* `shadow` is the address in aug; an add moved to the end of its loop
  * iteration (not under a live flag's branch) computes it again there. */
 static void accumulate_unguarded(Reverse *r, LLVMValueRef aug_shadow, LLVMValueRef a, LLVMValueRef load,
@@ -302,7 +309,7 @@ static void accumulate_unguarded(Reverse *r, LLVMValueRef aug_shadow, LLVMValueR
     if (kn_module.gpu && elementwise)
       rev_remark_accumulation(r, load, ACC_PLAIN,
                               (Reason){"the function is marked enzyme_elementwise_read", NULL});
-    add_plainly(r, shadow, a, load);
+    add_plainly(r, guarded(r, aug_shadow, shadow, true), a, load);
     return;
   }
   Reason why;
@@ -363,9 +370,11 @@ static void reverse_store(Reverse *r, LLVMValueRef store) {
                         rev_memory_types(r, at, at).floats);
   if (!is_varied(r, at) || !clears_floats)
     return;
-  LLVMValueRef shadow = rev_primal(r, rev_shadow_of(r, at, store));
-  LLVMValueRef old = kn_type_has_floats(type) ? LLVMBuildLoad2(r->b, type, shadow, "") : NULL;
-  LLVMValueRef zero = LLVMBuildStore(r->b, LLVMConstNull(type), shadow);
+  LLVMValueRef aug_shadow = rev_shadow_of(r, at, store), shadow = rev_primal(r, aug_shadow);
+  LLVMValueRef old = kn_type_has_floats(type)
+                         ? LLVMBuildLoad2(r->b, type, guarded(r, aug_shadow, shadow, false), "")
+                         : NULL;
+  LLVMValueRef zero = LLVMBuildStore(r->b, LLVMConstNull(type), guarded(r, aug_shadow, shadow, true));
   LLVMSetAlignment(zero, LLVMGetAlignment(store));
   rev_hold_clear(r, zero);
   if (old) {

@@ -4,7 +4,10 @@
 // types, and Kinase refused the whole request ("it copies 8 bytes whose
 // type Kinase cannot decide"). Such a copy now stops the program if it
 // runs, saying why (test/cpp/std-function-copied.cpp), and the request
-// compiles. Both modes, against the analytic derivatives.
+// compiles. With the weights Const, the closure's shadow holds a null
+// shadow for the captured pointer: accesses through it read zeros and
+// write nowhere (lib/core/nullshadow.c), where both modes crashed. Both
+// modes, against the analytic derivatives.
 // RUN: %check-c %s %t -std=c++17
 #include <cmath>
 #include <functional>
@@ -48,5 +51,9 @@ int main() {
     check_close("polynomial, reverse, d/dw", dw[k], std::pow(x, k), 1e-12);
   check_close("polynomial, forward",
               __enzyme_fwddiff((void *)polynomial, enzyme_dup, w, tw, enzyme_dup, x, 1.0), want, 1e-12);
+  check_close("polynomial, Const weights, reverse",
+              __enzyme_autodiff((void *)polynomial, enzyme_const, w, enzyme_out, x), want, 1e-12);
+  check_close("polynomial, Const weights, forward",
+              __enzyme_fwddiff((void *)polynomial, enzyme_const, w, enzyme_dup, x, 1.0), want, 1e-12);
   return check_exit();
 }

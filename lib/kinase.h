@@ -1095,10 +1095,14 @@ LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index);
 /* kinase.shfl.sync.down.f64(mask, value, offset, packed clamp): the down
  * shuffle of a double as two 32-bit ones (a row of rules/warp.def). */
 LLVMValueRef cuda_double_shuffle_down(void);
-/* *addresses[k] += values[k] where every lane adds into the same addresses
- * and every thread of the block arrives: summed over a warp of 32 threads
- * first (16-bit values in float), one atomic add per warp; lane by lane in
- * a warp with lanes missing. */
+/* The sum of v over the lanes in `mask` (all 32), in every lane. */
+LLVMValueRef cuda_warp_sum(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRef v);
+/* This thread's lane in its warp. */
+LLVMValueRef cuda_lane_id(LLVMBuilderRef b);
+/* cuda/blocksums.c: *addresses[k] += values[k] where every thread adds into
+ * the same addresses and every thread of the block arrives: summed over
+ * each warp, then over the block in shared memory (16-bit values in
+ * float), one atomic add per block. */
 void cuda_add_uniform(LLVMBuilderRef b, LLVMValueRef *addresses, LLVMValueRef *values, unsigned n);
 /* cuda/liveflag.c: the live flag of the variable `address` is in, where it
  * has one (a variable only host copies write), else NULL; and a branch to

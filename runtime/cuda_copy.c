@@ -164,7 +164,7 @@ static void copy_reverse(void *dsrc, void *ddst, size_t bytes, int kind, cudaStr
   if (dsrc && src_device) {
     void *b = ddst;
     if (!dst_device) {
-      CHECK(where, cudaMallocAsync, &b, bytes, stream);
+      b = kinase_rt_alloc_async(bytes, stream, where);
       CHECK(where, cudaMemcpyAsync, b, ddst, bytes, cudaMemcpyDefault, stream);
     }
     zeroed = dst_device && n * (size_t)element_size == bytes;
@@ -210,8 +210,8 @@ void __kinase_copy2d_reverse(void *dsrc, size_t spitch, void *ddst, size_t dpitc
   bool dst_device = on_device(ddst, where);
   if (dsrc) {
     void *rows, *sums;
-    CHECK(where, cudaMallocAsync, &rows, bytes, s);
-    CHECK(where, cudaMallocAsync, &sums, bytes, s);
+    rows = kinase_rt_alloc_async(bytes, s, where);
+    sums = kinase_rt_alloc_async(bytes, s, where);
     CHECK(where, cudaMemcpy2DAsync, rows, width, ddst, dpitch, width, height, cudaMemcpyDefault, s);
     CHECK(where, cudaMemcpy2DAsync, sums, width, dsrc, spitch, width, height, cudaMemcpyDefault, s);
     accumulate_on_device(sums, rows, bytes / (size_t)KINASE_ELEMENT_SIZE(element), 0, element, s,

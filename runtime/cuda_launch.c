@@ -181,7 +181,7 @@ void __kinase_launch_reverse(KinaseLaunch *l, void **adjoints) {
     wanted += adjoint_wanted(l, adjoints, i);
   void *accumulators = NULL;
   if (wanted) {
-    CHECK(where, cudaMallocAsync, &accumulators, 8 * wanted, l->stream);
+    accumulators = kinase_rt_alloc_async(8 * wanted, l->stream, where);
     CHECK(where, cudaMemsetAsync, accumulators, 0, 8 * wanted, l->stream);
   }
 

@@ -38,7 +38,7 @@ void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *pr
     kinase_rt_fail(where, "kernel '%s' writes through parameter %u, passed as Const, into memory "
                           "that is not a CUDA allocation: give it a shadow",
                    k->display, i + 1);
-  CHECK(where, cudaMallocAsync, allocated, size, stream);
+  *allocated = kinase_rt_alloc_async(size, stream, where);
   CHECK(where, cudaMemsetAsync, *allocated, 0, size, stream);
   return (char *)*allocated + ((CUdeviceptr)primal - base);
 }

@@ -222,6 +222,12 @@ int kinase_rt_element_of(const void *p);
 void kinase_rt_reverse_begin(cudaStream_t stream, const char *where);
 void kinase_rt_reverse_end(cudaStream_t stream, const char *where);
 
+/* ---- cuda_pool.c: the runtime's own device memory ---- */
+
+/* `bytes` of device memory, ordered on `stream` (free with cudaFreeAsync),
+ * from a pool that keeps what is freed into it. */
+void *kinase_rt_alloc_async(size_t bytes, cudaStream_t stream, const char *where);
+
 /* ---- cuda_arena.c: the tape arena of a reverse launch ---- */
 
 /* An arena of capacity 0: the reverse kernel launched with it counts. */

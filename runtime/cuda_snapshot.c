@@ -104,8 +104,7 @@ void kinase_rt_pending_add(KinaseLaunch *launch, void **args) {
 
 static void take_snapshot(const KinaseLaunch *launch, KinaseSnapshot *s, cudaStream_t stream,
                           const char *where) {
-  void *copy;
-  CHECK(where, cudaMallocAsync, &copy, s->size, stream);
+  void *copy = kinase_rt_alloc_async(s->size, stream, where);
   CHECK(where, cudaMemcpyAsync, copy, (const void *)s->base, s->size, cudaMemcpyDefault, stream);
   s->copy = (CUdeviceptr)copy;
   if (stream != launch->stream) {

@@ -77,8 +77,7 @@ void kinase_rt_struct_shadow_free(KinaseStructShadow *s, cudaStream_t stream, co
 
 void *kinase_rt_struct_accumulator(const KinaseKernel *k, uint32_t i, const void *adjoints,
                                    cudaStream_t stream, const char *where) {
-  void *accumulator;
-  CHECK(where, cudaMallocAsync, &accumulator, struct_bytes(k, i), stream);
+  void *accumulator = kinase_rt_alloc_async(struct_bytes(k, i), stream, where);
   CHECK(where, cudaMemcpyAsync, accumulator, adjoints, struct_bytes(k, i), cudaMemcpyHostToDevice,
         stream);
   return accumulator;

@@ -121,7 +121,7 @@ static LLVMValueRef zero_unless(LLVMBuilderRef b, LLVMValueRef keep, LLVMValueRe
   return LLVMBuildSelect(b, keep, v, LLVMConstNull(LLVMTypeOf(v)), "");
 }
 
-static LLVMValueRef lane_id(LLVMBuilderRef b) {
+LLVMValueRef cuda_lane_id(LLVMBuilderRef b) {
   return kn_call_libc(b, "llvm.nvvm.read.ptx.sreg.laneid", i32(), NULL, 0);
 }
 
@@ -129,8 +129,7 @@ static LLVMValueRef is_all_lanes(LLVMValueRef mask) {
   return LLVMIsAConstantInt(mask) && LLVMConstIntGetZExtValue(mask) == 0xffffffffu ? mask : NULL;
 }
 
-/* The sum of v over the 32 lanes of a full warp, in every lane. */
-static LLVMValueRef warp_sum(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRef v) {
+LLVMValueRef cuda_warp_sum(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRef v) {
   for (unsigned offset = WARP_LANES / 2; offset; offset /= 2)
     v = LLVMBuildFAdd(b, v, shuffle(b, SHUFFLE_BFLY, mask, v, const32(offset), const32(LANE_BITS), NULL), "");
   return v;
@@ -153,7 +152,7 @@ static unsigned index_bits(unsigned n) {
 }
 
 LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index) {
-  LLVMValueRef all = const32(0xffffffffu), lane = lane_id(b);
+  LLVMValueRef all = const32(0xffffffffu), lane = cuda_lane_id(b);
   unsigned held = 1u << index_bits(n);
   LLVMValueRef partial[WARP_LANES];
   for (unsigned k = 0; k < held; k++)
@@ -176,72 +175,11 @@ LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n
   return partial[0];
 }
 
-static LLVMValueRef sreg(LLVMBuilderRef b, const char *name) {
-  char full[48];
-  snprintf(full, sizeof full, "llvm.nvvm.read.ptx.sreg.%s", name);
-  return kn_call_libc(b, full, i32(), NULL, 0);
-}
-
-/* Whether this warp has 32 threads: the block's threads from the warp's
- * first one on (warps are runs of 32 of the linear thread index, x fastest)
- * number 32 or more. */
-static LLVMValueRef warp_has_all_lanes(LLVMBuilderRef b) {
-  LLVMValueRef nx = sreg(b, "ntid.x"), ny = sreg(b, "ntid.y");
-  LLVMValueRef plane = LLVMBuildAdd(b, sreg(b, "tid.y"), LLVMBuildMul(b, ny, sreg(b, "tid.z"), ""), "");
-  LLVMValueRef linear = LLVMBuildAdd(b, sreg(b, "tid.x"), LLVMBuildMul(b, nx, plane, ""), "");
-  LLVMValueRef threads = LLVMBuildMul(b, LLVMBuildMul(b, nx, ny, ""), sreg(b, "ntid.z"), "");
-  LLVMValueRef first = LLVMBuildSub(b, linear, lane_id(b), "");
-  return LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildSub(b, threads, first, ""), const32(WARP_LANES), "warp.full");
-}
-
-/* *addresses[k] += values[k], the same addresses in every lane (the
- * accumulators of a reverse kernel's by-value parameters), where every
- * thread of the block arrives. A warp of 32 threads converges (code built
- * without optimisation need not have), sums each value over its lanes, 16-bit
- * ones in float (a half sum grown one lane's share at a time loses the
- * shares smaller than its last bit), and its first lane adds the total:
- * one atomic per warp, not per thread. A warp with lanes missing adds lane
- * by lane. */
-void cuda_add_uniform(LLVMBuilderRef b, LLVMValueRef *addresses, LLVMValueRef *values, unsigned n) {
-  if (!n)
-    return;
-  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
-  LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.full");
-  LLVMBasicBlockRef leader = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.leader");
-  LLVMBasicBlockRef lanes = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.lanes");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx(), fn, "warp.added");
-  LLVMValueRef all = const32(0xffffffffu);
-  LLVMBuildCondBr(b, warp_has_all_lanes(b), full, lanes);
-
-  LLVMPositionBuilderAtEnd(b, full);
-  kn_call_libc(b, "llvm.nvvm.bar.warp.sync", LLVMVoidTypeInContext(ctx()), &all, 1);
-  LLVMValueRef *totals = malloc(n * sizeof *totals);
-  for (unsigned k = 0; k < n; k++) {
-    LLVMTypeRef type = LLVMTypeOf(values[k]);
-    bool narrow = LLVMGetTypeKind(type) == LLVMHalfTypeKind || LLVMGetTypeKind(type) == LLVMBFloatTypeKind;
-    LLVMValueRef wide = narrow ? LLVMBuildFPExt(b, values[k], LLVMFloatTypeInContext(ctx()), "") : values[k];
-    LLVMValueRef total = warp_sum(b, all, wide);
-    totals[k] = narrow ? LLVMBuildFPTrunc(b, total, type, "") : total;
-  }
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, lane_id(b), const32(0), ""), leader, done);
-  LLVMPositionBuilderAtEnd(b, leader);
-  for (unsigned k = 0; k < n; k++)
-    LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, addresses[k], totals[k], LLVMAtomicOrderingMonotonic, 0);
-  LLVMBuildBr(b, done);
-  free(totals);
-
-  LLVMPositionBuilderAtEnd(b, lanes);
-  for (unsigned k = 0; k < n; k++)
-    LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, addresses[k], values[k], LLVMAtomicOrderingMonotonic, 0);
-  LLVMBuildBr(b, done);
-  LLVMPositionBuilderAtEnd(b, done);
-}
-
 /* Whether this lane holds a value's total: its bits below the ones that
  * spell the index are 0, and the index names one of the n values. */
 LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index) {
   unsigned low_bits = LANE_BITS >> index_bits(n);
-  LLVMValueRef aligned = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, lane_id(b), const32(low_bits), ""), const32(0), "");
+  LLVMValueRef aligned = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, cuda_lane_id(b), const32(low_bits), ""), const32(0), "");
   return LLVMBuildAnd(b, aligned, LLVMBuildICmp(b, LLVMIntULT, index, const32(n), ""), "holds.total");
 }
 
@@ -332,7 +270,7 @@ static LLVMValueRef gather_sent(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRe
   LLVMValueRef fn = LLVMGetBasicBlockParent(before);
   LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx(), fn, "shfl.transpose");
   LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(ctx(), fn, "shfl.transposed");
-  LLVMValueRef me = lane_id(b), zero = LLVMConstNull(LLVMTypeOf(sent));
+  LLVMValueRef me = cuda_lane_id(b), zero = LLVMConstNull(LLVMTypeOf(sent));
   LLVMBuildBr(b, loop);
   LLVMPositionBuilderAtEnd(b, loop);
   LLVMValueRef k = LLVMBuildPhi(b, i32(), "lane"), sum = LLVMBuildPhi(b, LLVMTypeOf(sent), "sum");
@@ -355,7 +293,7 @@ static LLVMValueRef gather_sent(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRe
 static LLVMValueRef transpose_indexed(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRef lane,
                                       LLVMValueRef clamp, LLVMValueRef dy) {
   LLVMValueRef valid;
-  LLVMValueRef source = shuffle32(b, SHUFFLE_IDX, mask, lane_id(b), lane, clamp);
+  LLVMValueRef source = shuffle32(b, SHUFFLE_IDX, mask, cuda_lane_id(b), lane, clamp);
   valid = LLVMBuildExtractValue(b, source, 1, "shfl.valid");
   source = LLVMBuildExtractValue(b, source, 0, "shfl.source");
   LLVMValueRef sent = zero_unless(b, valid, dy), kept = zero_unless(b, LLVMBuildNot(b, valid, ""), dy);
@@ -364,7 +302,7 @@ static LLVMValueRef transpose_indexed(LLVMBuilderRef b, LLVMValueRef mask, LLVMV
       (LLVMConstIntGetZExtValue(clamp) & 0x1fff) == LANE_BITS) {
     /* A broadcast from one lane: it receives the sum of the warp. */
     LLVMValueRef owner = const32((unsigned)LLVMConstIntGetZExtValue(lane) & LANE_BITS);
-    received = zero_unless(b, LLVMBuildICmp(b, LLVMIntEQ, lane_id(b), owner, ""), warp_sum(b, mask, sent));
+    received = zero_unless(b, LLVMBuildICmp(b, LLVMIntEQ, cuda_lane_id(b), owner, ""), cuda_warp_sum(b, mask, sent));
   } else {
     received = gather_sent(b, mask, source, sent);
   }

@@ -64,6 +64,9 @@ LLVMTypeRef kn_tbaa_named_type(const char *name);
 /* The type a GEP's address points to, from its source type and constant
  * field indices (NULL where a struct's index is not constant). */
 LLVMTypeRef kn_gep_field_type(LLVMValueRef gep);
+/* The alignment a memcpy's or memset's operand `i` (0 destination, 1
+ * source) promises, 1 if none. */
+unsigned kn_copy_alignment(LLVMValueRef call, unsigned i);
 /* cuda_fp16.h's __half and cuda_bf16.h's __nv_bfloat16 are structs of one
  * 16-bit integer, which hold a half or a bfloat: that type, or NULL for any
  * other type. */

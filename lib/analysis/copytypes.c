@@ -256,10 +256,13 @@ static bool copy_as_value(LLVMValueRef call, LLVMTypeRef *types) {
     return false;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   LLVMPositionBuilderBefore(b, call);
+  /* The copy's alignments stay: an atomic add into the shadow of one
+   * aligned less than its size is none NVPTX can make (a __half copied by
+   * value, `y[i] = x[perm[i]]`, adds its adjoint so in a kernel). */
   LLVMValueRef value = LLVMBuildLoad2(b, type, src, "");
-  LLVMSetAlignment(value, 1);
+  LLVMSetAlignment(value, kn_copy_alignment(call, 1));
   mark(value, type);
-  LLVMSetAlignment(LLVMBuildStore(b, value, dst), 1);
+  LLVMSetAlignment(LLVMBuildStore(b, value, dst), kn_copy_alignment(call, 0));
   LLVMDisposeBuilder(b);
   return true;
 }

@@ -512,6 +512,9 @@ void barrier_settle(LLVMValueRef fn);
  * spells it (`float *`, `const double &`); NULL for anything else, or
  * where the IR's parameters are not the source's. */
 LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index);
+/* The same for `__half`, `__nv_bfloat16` and their pairs: half or bfloat
+ * (the lanes' type, for a pair). */
+LLVMTypeRef param_pointee_sixteen_bit(LLVMValueRef fn, unsigned index);
 
 /* ---- devirt.c: indirect calls ---- */
 

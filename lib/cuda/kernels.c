@@ -64,7 +64,12 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
     }
     kn_capture_errors(NULL);
     free(dropped);
-    simplify_before(copy);
+    /* A struct of two floats copied whole (`b[i] = a[i]` on float2) is a
+     * memcpy that instcombine makes an i64 load and store: the floats it
+     * moves are noted before, as in the copies differentiated. */
+    simplify_registers(copy);
+    copytypes_note(copy, fn);
+    simplify_control(copy);
     vmap_put(&e->copy_of, fn, copy);
     arrput(e->copies, copy);
   }
@@ -114,6 +119,15 @@ static uint32_t floats_moving(void) {
   return KINASE_PARAM_F32 | KINASE_PARAM_F64 | KINASE_PARAM_F16 | KINASE_PARAM_BF16 | MOVES_FLOATS;
 }
 
+/* `uses` of memory that holds 16-bit floats of type `half` (NULL: not
+ * known to): __half memory that a kernel only copies (`y[i] = x[perm[i]]`)
+ * moves its halves as 16-bit integers, and they carry derivatives all the
+ * same, which the generators move as halves. */
+static uint32_t sixteen_bit_moved(uint32_t uses, LLVMTypeRef half) {
+  bool accessed = uses & (KINASE_PARAM_READ | KINASE_PARAM_WRITTEN);
+  return half && accessed && !(uses & floats_moving()) ? uses | floats_if(half) : uses;
+}
+
 /* KINASE_PARAM_READ / WRITTEN, and MOVES_FLOATS, for memory reached
  * through `ptr`. */
 static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
@@ -138,6 +152,8 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
                    : both;
       break;
     case LLVMGetElementPtr:
+      flags |= sixteen_bit_moved(pointer_uses(e, user, seen), kn_sixteen_bit_float(LLVMGetGEPSourceElementType(user)));
+      break;
     case LLVMBitCast:
     case LLVMAddrSpaceCast:
     case LLVMPHI:
@@ -316,6 +332,7 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
       ValueSet seen = {0};
       uint32_t uses = pointer_uses(&e, LLVMGetParam(copy, i), &seen);
       vset_free(&seen);
+      uses = sixteen_bit_moved(uses, param_pointee_sixteen_bit(kernel, i));
       const uint32_t typed = KINASE_PARAM_F32 | KINASE_PARAM_F64 | KINASE_PARAM_F16 | KINASE_PARAM_BF16;
       const uint32_t floats = typed | MOVES_FLOATS | TABLE_FLOATS;
       uint32_t types = uses & typed;

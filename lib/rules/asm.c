@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <stb/stb_ds.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,10 @@ typedef enum {
   ASM_LANE0, ASM_LANE1,                                    /* out of pairs */
   ASM_LANES_00, ASM_LANES_10, ASM_LANES_11, ASM_LANES_02, ASM_LANES_13, /* lane moves */
   ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
+  ASM_LTU, ASM_LEU, ASM_GTU, ASM_GEU, ASM_EQU, ASM_NEU,    /* true where unordered */
+  ASM_ISNAN,                                               /* 1.0 or 0 */
+  ASM_WARP_SIZE,                                           /* 32 */
+  ASM_SHFL_IDX, ASM_SHFL_UP, ASM_SHFL_DOWN, ASM_SHFL_BFLY, /* a pair's lanes shuffled */
   ASM_SHFL_DOWN_ADD, ASM_SHFL_DOWN_ADD_F64,                /* a warp reduction's step */
   ASM_LOAD, ASM_STORE, ASM_ATOMIC_FADD, ASM_ATOMIC_FADD_BLOCK, /* memory */
 } AsmOp;
@@ -263,6 +268,10 @@ static LLVMTypeRef type_named(const char *name) {
     return LLVMBFloatTypeInContext(ctx);
   if (!strcmp(name, "f64"))
     return LLVMDoubleTypeInContext(ctx);
+  if (!strcmp(name, "b16"))
+    return LLVMInt16TypeInContext(ctx);
+  if (!strcmp(name, "b32"))
+    return LLVMInt32TypeInContext(ctx);
   if (!strcmp(name, "v2f16"))
     return LLVMVectorType(LLVMHalfTypeInContext(ctx), 2);
   if (!strcmp(name, "v2bf16"))
@@ -349,6 +358,30 @@ static LLVMValueRef shuffle_down_add_double(LLVMBuilderRef b, LLVMValueRef *x) {
   LLVMValueRef moved = LLVMBuildCall2(b, LLVMGlobalGetValueType(shuffle), shuffle, args, 4, "");
   LLVMValueRef valid = down_source_in_range(b, offset, clamp);
   return LLVMBuildSelect(b, valid, LLVMBuildFAdd(b, value, moved, ""), value, "");
+}
+
+/* 1.0 where x[0] or x[1] is NaN, else 0, in their type t (a pair's lanes
+ * each); the bfloat16 text names its operand once. */
+static LLVMValueRef is_nan(LLVMBuilderRef b, LLVMValueRef *x, unsigned n, LLVMTypeRef t) {
+  LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x[0], x[n - 1], "");
+  return LLVMBuildSelect(b, nan, math_const(t, 1.0), math_const(t, 0.0), "");
+}
+
+/* A pair's shuffle, `shfl.sync.MODE.b32 $0, pair, lane, clamp, mask`: each
+ * lane widened to float (exactly), shuffled by the intrinsic that
+ * cuda/warp.c transposes, and narrowed back. */
+static LLVMValueRef shuffle_pair(LLVMBuilderRef b, const char *mode, LLVMValueRef *x, LLVMTypeRef t) {
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(kn_module.ctx), lane_type = LLVMGetElementType(t);
+  char name[40];
+  snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.f32", mode);
+  LLVMValueRef pair = LLVMGetPoison(t);
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef value = LLVMBuildFPExt(b, LLVMBuildExtractElement(b, x[0], asm_lane_index(k), ""), f32, "");
+    LLVMValueRef args[4] = {x[3], value, x[1], x[2]};
+    LLVMValueRef moved = LLVMBuildFPTrunc(b, intrinsic(b, name, NULL, args, 4), lane_type, "");
+    pair = LLVMBuildInsertElement(b, pair, moved, asm_lane_index(k), "");
+  }
+  return pair;
 }
 
 /* Element k of the elements of type t from `base` on. */
@@ -443,6 +476,18 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   case ASM_GE: return compare(b, LLVMRealOGE, x, result);
   case ASM_EQ: return compare(b, LLVMRealOEQ, x, result);
   case ASM_NE: return compare(b, LLVMRealONE, x, result);
+  case ASM_LTU: return compare(b, LLVMRealULT, x, result);
+  case ASM_LEU: return compare(b, LLVMRealULE, x, result);
+  case ASM_GTU: return compare(b, LLVMRealUGT, x, result);
+  case ASM_GEU: return compare(b, LLVMRealUGE, x, result);
+  case ASM_EQU: return compare(b, LLVMRealUEQ, x, result);
+  case ASM_NEU: return compare(b, LLVMRealUNE, x, result);
+  case ASM_ISNAN: return is_nan(b, x, n, t);
+  case ASM_WARP_SIZE: return LLVMConstInt(t, 32, 0);
+  case ASM_SHFL_IDX: return shuffle_pair(b, "idx", x, t);
+  case ASM_SHFL_UP: return shuffle_pair(b, "up", x, t);
+  case ASM_SHFL_DOWN: return shuffle_pair(b, "down", x, t);
+  case ASM_SHFL_BFLY: return shuffle_pair(b, "bfly", x, t);
   case ASM_SHFL_DOWN_ADD: return shuffle_down_add(b, x);
   case ASM_SHFL_DOWN_ADD_F64: return shuffle_down_add_double(b, x);
   }
@@ -462,10 +507,12 @@ static LLVMValueRef clamped(LLVMBuilderRef b, AsmClamp clamp, LLVMValueRef v) {
   return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, v, zero, ""), below_one, zero, "");
 }
 
-/* The type `row`'s operands are read as, t the type it computes in: floats
- * stay floats (conversions), the halves packed into a pair are its lanes. */
-static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v) {
+/* The type operand k of `row`, v, is read as, t the type it computes in:
+ * floats stay floats (conversions), the halves packed into a pair are its
+ * lanes, a shuffle's lane, clamp and mask are integers. */
+static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, unsigned k, LLVMValueRef v) {
   switch (row->op) {
+  case ASM_SHFL_IDX: case ASM_SHFL_UP: case ASM_SHFL_DOWN: case ASM_SHFL_BFLY: return k ? LLVMTypeOf(v) : t;
   case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: case ASM_SHFL_DOWN_ADD:
   case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: case ASM_X86_BARRIER: return LLVMTypeOf(v);
   case ASM_ATOMIC_FADD: case ASM_ATOMIC_FADD_BLOCK: return kn_is_pointer_type(LLVMTypeOf(v)) ? LLVMTypeOf(v) : t;
@@ -485,7 +532,7 @@ static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row, LLVM
   LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
   for (unsigned k = 0; k < n; k++) {
     LLVMValueRef v = LLVMGetOperand(call, k);
-    x[k] = as(b, v, operand_type(row, t, v));
+    x[k] = as(b, v, operand_type(row, t, k, v));
   }
   LLVMValueRef value = compute(b, row, x, n, t, result);
   if (value && row->clamp != CLAMP_NONE)
@@ -540,22 +587,25 @@ bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject) {
 
 /* ---- pairs of halves whose type the assembly does not say ---- */
 
-/* half or bfloat where `v` is the bits of one (a bitcast from it), else NULL. */
+/* half or bfloat where `v` is the bits of one, or of a pair of them (a
+ * bitcast from it), else NULL. */
 static LLVMTypeRef half_behind(LLVMValueRef v) {
   if (!LLVMIsABitCastInst(v))
     return NULL;
   LLVMTypeRef from = LLVMTypeOf(LLVMGetOperand(v, 0));
+  if (LLVMGetTypeKind(from) == LLVMVectorTypeKind)
+    from = LLVMGetElementType(from);
   LLVMTypeKind kind = LLVMGetTypeKind(from);
   return kind == LLVMHalfTypeKind || kind == LLVMBFloatTypeKind ? from : NULL;
 }
 
-/* The lane type of the pair `call` packs: what its operands were before
- * they became bits, or what its users read the pair as; NULL where these
- * say nothing or disagree. */
-static LLVMTypeRef packed_lane_type(LLVMValueRef call) {
+/* The lane type of the pair `call` packs or shuffles: what its operands
+ * (the first `noperands`) were before they became bits, or what its users
+ * read the pair as; NULL where these say nothing or disagree. */
+static LLVMTypeRef packed_lane_type(LLVMValueRef call, unsigned noperands) {
   LLVMTypeRef found = NULL;
   bool clash = false;
-  for (unsigned k = 0; k < 2; k++) {
+  for (unsigned k = 0; k < noperands; k++) {
     LLVMTypeRef t = half_behind(LLVMGetOperand(call, k));
     clash |= t && found && t != found;
     found = t ? t : found;
@@ -572,26 +622,41 @@ static LLVMTypeRef packed_lane_type(LLVMValueRef call) {
   return clash ? NULL : found;
 }
 
+/* Packs and shuffles of pairs are typed from the values around them; a
+ * shuffle of a pack (the headers shuffle a __half as the pair of it twice)
+ * is told by what reads the shuffle, and tells the pack once replaced: so
+ * rounds go on while one replaces something. */
 bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
       if (row_of(inst) && is_any16(row_of(inst)))
         arrput(calls, inst);
-  bool ok = true;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
-  for (ptrdiff_t k = 0; ok && k < arrlen(calls); k++) {
-    LLVMTypeRef t = packed_lane_type(calls[k]);
-    if (!t) {
-      kn_error(calls[k], subject,
-               "it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are "
-               "neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them");
-      ok = false;
-      break;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (ptrdiff_t k = 0; k < arrlen(calls); k++) {
+      const AsmRow *row = calls[k] ? row_of(calls[k]) : NULL;
+      LLVMTypeRef t = row ? packed_lane_type(calls[k], row->op == ASM_PACK ? 2 : 1) : NULL;
+      if (t) {
+        replace(b, calls[k], row, LLVMVectorType(t, 2));
+        calls[k] = NULL;
+        progress = true;
+      }
     }
-    replace(b, calls[k], row_of(calls[k]), LLVMVectorType(t, 2));
   }
   LLVMDisposeBuilder(b);
+  bool ok = true;
+  for (ptrdiff_t k = 0; ok && k < arrlen(calls); k++)
+    if (calls[k]) {
+      kn_error(calls[k], subject,
+               row_of(calls[k])->op == ASM_PACK
+                   ? "it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are "
+                     "neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them"
+                   : "it shuffles a pair of 16-bit values (__shfl_sync on __half2 or __nv_bfloat162) that is "
+                     "neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them");
+      ok = false;
+    }
   arrfree(calls);
   return ok;
 }

@@ -460,6 +460,10 @@ void simplify_inline_marked_calls(void);
  * source, merged by instcombine) becomes a branch with a load on each
  * side. */
 void split_loads_choosing_const_memory(const Signature *sig, LLVMValueRef copy);
+/* localselect.c: each load through a select (nested too) of whole locals
+ * becomes the select of a load of each, which sroa then promotes: true
+ * when one did. */
+bool local_select_loads(LLVMValueRef fn);
 /* nullshadow.c: in host code, the shadow pointer that the address
  * `shadow` (in shadow memory) is based on where it was loaded from memory,
  * and so may be null (a Const pointer stored where shadows are: no
@@ -489,8 +493,9 @@ void floatbits_specialize_calls(LLVMValueRef fn);
  * accesses to its memory show (run after SROA, before instcombine turns
  * typed addresses into bytes), or else, for memory `original`'s callers
  * pass, the type they declare it with. A copy of one scalar field becomes
- * a load and store of its type, the load marked with it. */
-void copytypes_note(LLVMValueRef fn, LLVMValueRef original);
+ * a load and store of its type, the load marked with it: true when one
+ * did. */
+bool copytypes_note(LLVMValueRef fn, LLVMValueRef original);
 /* A struct of the types noted for a copy `inst`, the type noted for a
  * load, or NULL. */
 LLVMTypeRef copytypes_of(LLVMValueRef inst);

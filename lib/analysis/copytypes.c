@@ -267,7 +267,8 @@ static bool copy_as_value(LLVMValueRef call, LLVMTypeRef *types) {
   return true;
 }
 
-void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
+bool copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
+  bool as_values = false;
   noting.copy = fn;
   noting.original = original;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -283,6 +284,7 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
         add_operands_types(inst, &types);
       if (copy_as_value(inst, types)) {
         LLVMInstructionEraseFromParent(inst);
+        as_values = true;
       } else if (arrlen(types)) {
         /* A struct of the types stands for them all. */
         mark(inst, LLVMStructTypeInContext(kn_module.ctx, types, (unsigned)arrlen(types), 0));
@@ -290,6 +292,7 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
       arrfree(types);
     }
   noting.copy = noting.original = NULL;
+  return as_values;
 }
 
 LLVMTypeRef copytypes_of(LLVMValueRef inst) {

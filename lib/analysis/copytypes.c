@@ -210,6 +210,14 @@ static LLVMTypeRef one_scalar_at(LLVMValueRef p, uint64_t length) {
   return scalar ? leaf : NULL;
 }
 
+/* A leaf's float type: a __half's half, a vector's lanes' (a float2 that
+ * an earlier copy made a <2 x float> load and store). */
+static LLVMTypeRef leaf_float(LLVMTypeRef leaf) {
+  if (LLVMGetTypeKind(leaf) == LLVMVectorTypeKind)
+    leaf = LLVMGetElementType(leaf);
+  return kn_sixteen_bit_float(leaf) ? kn_sixteen_bit_float(leaf) : leaf;
+}
+
 /* Where every leaf of `types` (the accesses to a copy's memory) is one
  * float type and `bytes` (up to 8: what instcombine makes an integer) holds
  * several of them: a vector of them (a float2, a __half2); else NULL. */
@@ -217,14 +225,10 @@ static LLVMTypeRef several_floats(LLVMTypeRef *types, uint64_t bytes) {
   TypeLeaf *leaves = NULL;
   for (ptrdiff_t i = 0; i < arrlen(types); i++)
     kn_type_leaves(types[i], 0, is_sixteen_bit, &leaves);
-  LLVMTypeRef first = arrlen(leaves) ? leaves[0].type : NULL;
-  if (first && kn_sixteen_bit_float(first))
-    first = kn_sixteen_bit_float(first);
-  bool same = first && kn_is_float_type(first) && LLVMGetTypeKind(first) != LLVMVectorTypeKind;
-  for (ptrdiff_t i = 1; same && i < arrlen(leaves); i++) {
-    LLVMTypeRef leaf = kn_sixteen_bit_float(leaves[i].type) ? kn_sixteen_bit_float(leaves[i].type) : leaves[i].type;
-    same = leaf == first;
-  }
+  LLVMTypeRef first = arrlen(leaves) ? leaf_float(leaves[0].type) : NULL;
+  bool same = first && kn_is_float_type(first);
+  for (ptrdiff_t i = 1; same && i < arrlen(leaves); i++)
+    same = leaf_float(leaves[i].type) == first;
   arrfree(leaves);
   uint64_t size = same ? LLVMABISizeOfType(kn_module.layout, first) : 0;
   return size && bytes <= 8 && bytes > size && bytes % size == 0 ? LLVMVectorType(first, (unsigned)(bytes / size))

@@ -3,7 +3,10 @@
 //  - a gather of float2 particles through an index with repeats,
 //    `out[i] = in[idx[i]]`;
 //  - a kernel copying a `struct Pair { float a, b; }` array beside float
-//    work on other pointers, `b[i] = a[i]; z[i] = 2 * w[i]`.
+//    work on other pointers, `b[i] = a[i]; z[i] = 2 * w[i]`;
+//  - a float2 local rotated by a helper that is not inlined, then copied
+//    out (the local's first copy, made a <2 x float> load and store, hid
+//    the floats from the second).
 // clang copies such a struct with a memcpy of 8 bytes, which instcombine
 // makes one i64 load and store: the kernel info saw no floats move through
 // those pointers. The gather had no derivative kernels ("no floating-point
@@ -13,6 +16,8 @@
 //     d/dp_j = count(idx == j) (2 p_j.x, 3)
 //   loss2 = sum_i b_i.a b_i.b + z_i^2,  b = a, z = 2 w
 //     d/da_i = (a_i.b, a_i.a), d/dw_i = 8 w_i
+//   loss3 = sum_i o_i.x + 2 o_i.y,  o = R p (R the rotation by (0.8, 0.6))
+//     d/dp_i = R^T (1, 2) = (2, 1)
 // Gradients against these; forward mode of loss1 along a direction
 // against its gradient.
 //
@@ -29,6 +34,7 @@
 // CHECK-NOT: __kinase_kwhy
 // CHECK-DAG: .entry __kinase_krev_dnc__Z6gather
 // CHECK-DAG: .entry __kinase_krev_dndn__Z14copy_and_scale
+// CHECK-DAG: .entry __kinase_krev_dn__Z10rotate_all
 
 #include <kinase.h>
 #include <math.h>
@@ -58,6 +64,22 @@ __global__ void copy_and_scale(const Pair *a, Pair *b, const float *w, float *z,
   if (i < n) {
     b[i] = a[i];
     z[i] = 2.0f * w[i];
+  }
+}
+
+// The local is rotated by a helper that is not inlined, then copied out.
+__device__ __noinline__ void rotate(float2 *v, float c, float s) {
+  float x = v->x;
+  v->x = c * x - s * v->y;
+  v->y = s * x + c * v->y;
+}
+
+__global__ void rotate_all(const float2 *in, float2 *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float2 v = in[i];
+    rotate(&v, 0.8f, 0.6f);
+    out[i] = v;
   }
 }
 
@@ -101,6 +123,17 @@ float loss2(const Pair *a, const float *w, int n) {
   return s;
 }
 
+float loss3(const float2 *in, int n) {
+  DeviceBuffer<float2> out(n);
+  rotate_all<<<blocks_for(n, THREADS), THREADS>>>(in, out.get(), n);
+  std::vector<float2> h(n);
+  cudaMemcpy(h.data(), out.get(), n * sizeof(float2), cudaMemcpyDeviceToHost);
+  float s = 0;
+  for (const float2 &v : h)
+    s += v.x + 2.0f * v.y;
+  return s;
+}
+
 int main() {
   require_device();
   std::vector<float2> p(N), dp(N, make_float2(0.f, 0.f)), tp(N);
@@ -141,6 +174,16 @@ int main() {
     check_close(da[i].a, a[i].b, 1e-4, "dloss2/da[%d].a", i);
     check_close(da[i].b, a[i].a, 1e-4, "dloss2/da[%d].b", i);
     check_close(dw[i], 8.0 * w[i], 1e-4, "dloss2/dw[%d]", i);
+  }
+
+  float2 *d_p = to_device(p), *d_dp2 = device_alloc<float2>(N);
+  check_cuda(cudaMemset(d_dp2, 0, N * sizeof(float2)), "memset");
+  __enzyme_autodiff((void *)loss3, enzyme_dup, d_p, d_dp2, enzyme_const, N);
+  check_kernel("gradient of loss3");
+  from_device(dp, d_dp2);
+  for (int i = 0; i < N; i++) {
+    check_close(dp[i].x, 0.8 + 0.6 * 2, 1e-5, "dloss3/dp[%d].x", i);
+    check_close(dp[i].y, -0.6 + 0.8 * 2, 1e-5, "dloss3/dp[%d].y", i);
   }
   device_free_all();
   return check_exit();

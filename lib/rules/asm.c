@@ -170,7 +170,7 @@ static bool converts_integer(const char *opcode) {
  * half headers use none of them. */
 static bool is_integer_opcode(const char *opcode) {
   static const char *const families[] = {
-      "bfind", "popc", "brev", "clz", "bfe", "bfi", "prmt", "shf", "lop3", "vset2", "vset4",
+      "bfind", "popc", "brev", "clz", "bfe", "bfi", "prmt", "shf", "lop3", "cvta", "vset2", "vset4",
       "vabsdiff2", "vabsdiff4", "vadd2", "vadd4", "vsub2", "vsub4", "vmin2", "vmin4",
       "vmax2", "vmax4", "vavrg2", "vavrg4", "nanosleep"};
   size_t n = strcspn(opcode, ".");
@@ -200,8 +200,11 @@ static bool words_only(LLVMValueRef call) {
  * around it. An integer result carries no derivative, and a half made from
  * an integer has derivative 0: no rule is needed. So too reads of special
  * registers into an integer (`mov.u32 $0, %laneid;`, as cub's LaneId() and
- * lane masks are written): no operand goes in, only an index comes out.
- * So too integer bit operations on words (is_integer_opcode). */
+ * lane masks are written): no operand goes in, only an index comes out;
+ * and cooperative groups' address of their reserved shared memory
+ * (%reserved_smem_offset_1 through cvt and cvta, an integer, which every
+ * tiled_partition of a block reads and __half code then met as unknown
+ * assembly). So too integer bit operations on words (is_integer_opcode). */
 bool asm_carries_nothing(LLVMValueRef call) {
   char *text = asm_text(call);
   if (!text)
@@ -215,14 +218,15 @@ bool asm_carries_nothing(LLVMValueRef call) {
     size_t n = strcspn(token, " ");
     bool last = token[n] == '\0';
     token[n] = '\0';
-    bool opcode = strchr(token, '.') && !strchr(token, ',') && token[0] != '$';
+    /* .reg and the type after it declare registers: no opcode. */
+    bool opcode = strchr(token, '.') && !strchr(token, ',') && token[0] != '$' && token[0] != '.';
     if (opcode && !strncmp(token, "cvt.", 4) && converts_integer(token))
       converts = true;
     else if (opcode && is_integer_opcode(token))
       integer = true;
     else if (opcode && strncmp(token, ".reg", 4) && strncmp(token, "mov.", 4))
       other = true;
-    else if (!opcode && !strncmp(token, "$0,%", 4))
+    else if (!opcode && strstr(token, ",%"))
       reads_special = true;
     token += n + !last;
   }

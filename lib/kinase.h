@@ -464,6 +464,12 @@ void split_loads_choosing_const_memory(const Signature *sig, LLVMValueRef copy);
  * becomes the select of a load of each, which sroa then promotes: true
  * when one did. */
 bool local_select_loads(LLVMValueRef fn);
+/* cuda/warpbits.c: each warp shuffle of a float's bits as an integer (how
+ * cooperative groups shuffle a struct) becomes the float's own shuffle;
+ * a shuffle of a double's halves so is an error (false). */
+bool warp_float_bit_shuffles(LLVMValueRef fn, LLVMValueRef subject);
+/* Inlines into `fn` the calls that reach an integer warp shuffle. */
+void warp_inline_integer_shuffles(LLVMValueRef fn);
 /* nullshadow.c: in host code, the shadow pointer that the address
  * `shadow` (in shadow memory) is based on where it was loaded from memory,
  * and so may be null (a Const pointer stored where shadows are: no

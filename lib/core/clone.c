@@ -151,9 +151,10 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   /* In device code a call differentiated as a call keeps a tape per call,
    * which in a loop grows on the small device heap: the callees' bodies
    * join the copy instead, where their values are recomputed. */
-  if (kn_module.gpu)
+  if (kn_module.gpu) {
     rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
-  else
+    warp_inline_integer_shuffles(copy);
+  } else
     rule_inline_host_calls(copy);
   variadic_fix_calls(copy);
   half_math_wrap_calls(copy);
@@ -186,6 +187,10 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   split_loads_choosing_const_memory(sig, copy);
   barrier_settle(copy);
   kn_float_shuffles(copy);
+  if (kn_module.gpu && !warp_float_bit_shuffles(copy, sig->fn)) {
+    LLVMDeleteFunction(copy);
+    return false;
+  }
   if (!unwind_detach(copy, sig->fn, unwinds)) {
     LLVMDeleteFunction(copy);
     return false;

@@ -54,6 +54,7 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
   LLVMValueRef copy = vmap_get(&e->copy_of, fn);
   if (!copy) {
     copy = clone_function(fn, "kinase.effects");
+    warp_inline_integer_shuffles(copy);
     char *dropped = NULL;
     kn_capture_errors(&dropped);
     half_math_wrap_calls(copy);
@@ -62,14 +63,16 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
       simplify_registers(copy);
       asm_lower_pairs(copy, fn);
     }
-    kn_capture_errors(NULL);
-    free(dropped);
     /* A struct of two floats copied whole (`b[i] = a[i]` on float2) is a
      * memcpy that instcombine makes an i64 load and store: the floats it
-     * moves are noted before, as in the copies differentiated. */
+     * moves are noted before, as in the copies differentiated; so are the
+     * floats cooperative groups shuffle as integers. */
     simplify_registers(copy);
     copytypes_note(copy, fn);
     simplify_control(copy);
+    warp_float_bit_shuffles(copy, fn);
+    kn_capture_errors(NULL);
+    free(dropped);
     vmap_put(&e->copy_of, fn, copy);
     arrput(e->copies, copy);
   }

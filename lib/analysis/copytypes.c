@@ -218,17 +218,24 @@ static LLVMTypeRef leaf_float(LLVMTypeRef leaf) {
   return kn_sixteen_bit_float(leaf) ? kn_sixteen_bit_float(leaf) : leaf;
 }
 
-/* Where every leaf of `types` (the accesses to a copy's memory) is one
- * float type and `bytes` (up to 8: what instcombine makes an integer) holds
- * several of them: a vector of them (a float2, a __half2); else NULL. */
+/* Where the leaves of `types` (the accesses to a copy's memory) are of one
+ * float type, or integers as wide (a {float value; int index;} pair, whose
+ * integer moves as a float's bits would, unchanged), and `bytes` (up to
+ * 8: what instcombine makes an integer) holds several of them: a vector of
+ * the floats (a float2, a __half2); else NULL. */
 static LLVMTypeRef several_floats(LLVMTypeRef *types, uint64_t bytes) {
   TypeLeaf *leaves = NULL;
   for (ptrdiff_t i = 0; i < arrlen(types); i++)
     kn_type_leaves(types[i], 0, is_sixteen_bit, &leaves);
-  LLVMTypeRef first = arrlen(leaves) ? leaf_float(leaves[0].type) : NULL;
-  bool same = first && kn_is_float_type(first);
-  for (ptrdiff_t i = 1; same && i < arrlen(leaves); i++)
-    same = leaf_float(leaves[i].type) == first;
+  LLVMTypeRef first = NULL;
+  for (ptrdiff_t i = 0; !first && i < arrlen(leaves); i++)
+    first = kn_is_float_type(leaf_float(leaves[i].type)) ? leaf_float(leaves[i].type) : NULL;
+  bool same = first != NULL;
+  for (ptrdiff_t i = 0; same && i < arrlen(leaves); i++) {
+    LLVMTypeRef leaf = leaf_float(leaves[i].type);
+    same = leaf == first || (LLVMGetTypeKind(leaf) == LLVMIntegerTypeKind &&
+                             LLVMABISizeOfType(kn_module.layout, leaf) == LLVMABISizeOfType(kn_module.layout, first));
+  }
   arrfree(leaves);
   uint64_t size = same ? LLVMABISizeOfType(kn_module.layout, first) : 0;
   return size && bytes <= 8 && bytes > size && bytes % size == 0 ? LLVMVectorType(first, (unsigned)(bytes / size))

@@ -4,6 +4,7 @@
 //    `out[i] = in[idx[i]]`;
 //  - a kernel copying a `struct Pair { float a, b; }` array beside float
 //    work on other pointers, `b[i] = a[i]; z[i] = 2 * w[i]`;
+//  - a {float score; int id;} pair moved whole through a permutation;
 //  - a float2 local rotated by a helper that is not inlined, then copied
 //    out (the local's first copy, made a <2 x float> load and store, hid
 //    the floats from the second).
@@ -18,6 +19,8 @@
 //     d/da_i = (a_i.b, a_i.a), d/dw_i = 8 w_i
 //   loss3 = sum_i o_i.x + 2 o_i.y,  o = R p (R the rotation by (0.8, 0.6))
 //     d/dp_i = R^T (1, 2) = (2, 1)
+//   loss4 = sum_i c(q_i.id) q_i.score^2,  q_i = s[idx[i]], c(id) = 1 or 0.5
+//     d/ds_j.score = count(idx == j) 2 c(j) s_j.score
 // Gradients against these; forward mode of loss1 along a direction
 // against its gradient.
 //
@@ -35,6 +38,7 @@
 // CHECK-DAG: .entry __kinase_krev_dnc__Z6gather
 // CHECK-DAG: .entry __kinase_krev_dndn__Z14copy_and_scale
 // CHECK-DAG: .entry __kinase_krev_dn__Z10rotate_all
+// CHECK-DAG: .entry __kinase_krev_dnc__Z14permute_scored
 
 #include <kinase.h>
 #include <math.h>
@@ -65,6 +69,18 @@ __global__ void copy_and_scale(const Pair *a, Pair *b, const float *w, float *z,
     b[i] = a[i];
     z[i] = 2.0f * w[i];
   }
+}
+
+// A value with its index, moved whole through a permutation.
+struct Scored {
+  float score;
+  int id;
+};
+
+__global__ void permute_scored(const Scored *in, Scored *out, const int *idx, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[idx[i]];
 }
 
 // The local is rotated by a helper that is not inlined, then copied out.
@@ -134,6 +150,17 @@ float loss3(const float2 *in, int n) {
   return s;
 }
 
+float loss4(const Scored *in, const int *idx, int n) {
+  DeviceBuffer<Scored> out(n);
+  permute_scored<<<blocks_for(n, THREADS), THREADS>>>(in, out.get(), idx, n);
+  std::vector<Scored> h(n);
+  cudaMemcpy(h.data(), out.get(), n * sizeof(Scored), cudaMemcpyDeviceToHost);
+  float s = 0;
+  for (const Scored &v : h)
+    s += v.score * v.score * (v.id % 2 ? 1.0f : 0.5f);
+  return s;
+}
+
 int main() {
   require_device();
   std::vector<float2> p(N), dp(N, make_float2(0.f, 0.f)), tp(N);
@@ -184,6 +211,19 @@ int main() {
   for (int i = 0; i < N; i++) {
     check_close(dp[i].x, 0.8 + 0.6 * 2, 1e-5, "dloss3/dp[%d].x", i);
     check_close(dp[i].y, -0.6 + 0.8 * 2, 1e-5, "dloss3/dp[%d].y", i);
+  }
+
+  std::vector<Scored> sc(N), dsc(N, Scored{0.f, 0});
+  for (int i = 0; i < N; i++)
+    sc[i] = Scored{cosf(0.7f * i), i};
+  Scored *d_sc = to_device(sc), *d_dsc = to_device(dsc);
+  __enzyme_autodiff((void *)loss4, enzyme_dup, d_sc, d_dsc, enzyme_const, d_idx, enzyme_const, N);
+  check_kernel("gradient of loss4");
+  from_device(dsc, d_dsc);
+  for (int j = 0; j < N; j++) {
+    check_close(dsc[j].score, count[j] * 2.0 * sc[j].score * (j % 2 ? 1.0 : 0.5), 1e-4, "dloss4/din[%d].score", j);
+    if (dsc[j].id != 0)
+      check_close(dsc[j].id, 0, 0, "the shadow of in[%d].id (an integer) changed", j);
   }
   device_free_all();
   return check_exit();

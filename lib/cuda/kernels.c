@@ -131,6 +131,27 @@ static uint32_t sixteen_bit_moved(uint32_t uses, LLVMTypeRef half) {
   return half && accessed && !(uses & floats_moving()) ? uses | floats_if(half) : uses;
 }
 
+/* Whether the integer `v` (an address's) only reaches comparisons, through
+ * the arithmetic of an alignment test (`(uintptr_t)x % 16 == 0`): no
+ * memory is reached through it. */
+static bool only_compared(LLVMValueRef v, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    switch (LLVMGetInstructionOpcode(user)) {
+    case LLVMICmp:
+      continue;
+    case LLVMAnd: case LLVMOr: case LLVMURem: case LLVMSRem: case LLVMTrunc: case LLVMZExt:
+    case LLVMLShr:
+      if (depth < 4 && only_compared(user, depth + 1))
+        continue;
+      return false;
+    default:
+      return false;
+    }
+  }
+  return true;
+}
+
 /* KINASE_PARAM_READ / WRITTEN, and MOVES_FLOATS, for memory reached
  * through `ptr`. */
 static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
@@ -165,6 +186,9 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
       flags |= pointer_uses(e, user, seen);
       break;
     case LLVMICmp:
+      break;
+    case LLVMPtrToInt: /* an alignment test picking a vector path reads nothing */
+      flags |= only_compared(user, 0) ? 0 : both;
       break;
     case LLVMAtomicRMW: /* atomicAdd on floats: they tell the element type */
       flags |= LLVMGetOperand(user, 0) == ptr && kn_is_float_type(LLVMTypeOf(user))

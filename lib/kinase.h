@@ -1109,9 +1109,10 @@ void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, un
  * holds one (each total is in exactly one lane). */
 LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index);
 LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index);
-/* kinase.shfl.sync.down.f64(mask, value, offset, packed clamp): the down
- * shuffle of a double as two 32-bit ones (a row of rules/warp.def). */
-LLVMValueRef cuda_double_shuffle_down(void);
+/* kinase.shfl.sync.MODE.f64(mask, value, offset, packed clamp): the
+ * shuffle (SHUFFLE_DOWN or SHUFFLE_UP) of a double as two 32-bit ones (a
+ * row of rules/warp.def). */
+LLVMValueRef cuda_double_shuffle(unsigned mode);
 /* *addresses[k] += values[k] where every lane adds into the same addresses
  * and every thread of the block arrives: summed over a warp of 32 threads
  * first (16-bit values in float), one atomic add per warp; lane by lane in

@@ -64,6 +64,9 @@ LLVMTypeRef kn_tbaa_named_type(const char *name);
 /* The type a GEP's address points to, from its source type and constant
  * field indices (NULL where a struct's index is not constant). */
 LLVMTypeRef kn_gep_field_type(LLVMValueRef gep);
+/* The alignment a memcpy's or memset's operand `i` (0 destination, 1
+ * source) promises, 1 if none. */
+unsigned kn_copy_alignment(LLVMValueRef call, unsigned i);
 /* cuda_fp16.h's __half and cuda_bf16.h's __nv_bfloat16 are structs of one
  * 16-bit integer, which hold a half or a bfloat: that type, or NULL for any
  * other type. */
@@ -457,6 +460,16 @@ void simplify_inline_marked_calls(void);
  * source, merged by instcombine) becomes a branch with a load on each
  * side. */
 void split_loads_choosing_const_memory(const Signature *sig, LLVMValueRef copy);
+/* localselect.c: each load through a select (nested too) of whole locals
+ * becomes the select of a load of each, which sroa then promotes: true
+ * when one did. */
+bool local_select_loads(LLVMValueRef fn);
+/* cuda/warpbits.c: each warp shuffle of a float's bits as an integer (how
+ * cooperative groups shuffle a struct) becomes the float's own shuffle;
+ * a shuffle of a double's halves so is an error (false). */
+bool warp_float_bit_shuffles(LLVMValueRef fn, LLVMValueRef subject);
+/* Inlines into `fn` the calls that reach an integer warp shuffle. */
+void warp_inline_integer_shuffles(LLVMValueRef fn);
 /* nullshadow.c: in host code, the shadow pointer that the address
  * `shadow` (in shadow memory) is based on where it was loaded from memory,
  * and so may be null (a Const pointer stored where shadows are: no
@@ -486,8 +499,9 @@ void floatbits_specialize_calls(LLVMValueRef fn);
  * accesses to its memory show (run after SROA, before instcombine turns
  * typed addresses into bytes), or else, for memory `original`'s callers
  * pass, the type they declare it with. A copy of one scalar field becomes
- * a load and store of its type, the load marked with it. */
-void copytypes_note(LLVMValueRef fn, LLVMValueRef original);
+ * a load and store of its type, the load marked with it: true when one
+ * did. */
+bool copytypes_note(LLVMValueRef fn, LLVMValueRef original);
 /* A struct of the types noted for a copy `inst`, the type noted for a
  * load, or NULL. */
 LLVMTypeRef copytypes_of(LLVMValueRef inst);
@@ -509,6 +523,9 @@ void barrier_settle(LLVMValueRef fn);
  * spells it (`float *`, `const double &`); NULL for anything else, or
  * where the IR's parameters are not the source's. */
 LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index);
+/* The same for `__half`, `__nv_bfloat16` and their pairs: half or bfloat
+ * (the lanes' type, for a pair). */
+LLVMTypeRef param_pointee_sixteen_bit(LLVMValueRef fn, unsigned index);
 
 /* ---- devirt.c: indirect calls ---- */
 
@@ -1092,9 +1109,10 @@ void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, un
  * holds one (each total is in exactly one lane). */
 LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index);
 LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index);
-/* kinase.shfl.sync.down.f64(mask, value, offset, packed clamp): the down
- * shuffle of a double as two 32-bit ones (a row of rules/warp.def). */
-LLVMValueRef cuda_double_shuffle_down(void);
+/* kinase.shfl.sync.MODE.f64(mask, value, offset, packed clamp): the
+ * shuffle (SHUFFLE_DOWN or SHUFFLE_UP) of a double as two 32-bit ones (a
+ * row of rules/warp.def). */
+LLVMValueRef cuda_double_shuffle(unsigned mode);
 /* The sum of v over the lanes in `mask` (all 32), in every lane. */
 LLVMValueRef cuda_warp_sum(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRef v);
 /* This thread's lane in its warp. */

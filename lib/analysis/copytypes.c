@@ -210,20 +210,31 @@ static LLVMTypeRef one_scalar_at(LLVMValueRef p, uint64_t length) {
   return scalar ? leaf : NULL;
 }
 
-/* Where every leaf of `types` (the accesses to a copy's memory) is one
- * float type and `bytes` (up to 8: what instcombine makes an integer) holds
- * several of them: a vector of them (a float2, a __half2); else NULL. */
+/* A leaf's float type: a __half's half, a vector's lanes' (a float2 that
+ * an earlier copy made a <2 x float> load and store). */
+static LLVMTypeRef leaf_float(LLVMTypeRef leaf) {
+  if (LLVMGetTypeKind(leaf) == LLVMVectorTypeKind)
+    leaf = LLVMGetElementType(leaf);
+  return kn_sixteen_bit_float(leaf) ? kn_sixteen_bit_float(leaf) : leaf;
+}
+
+/* Where the leaves of `types` (the accesses to a copy's memory) are of one
+ * float type, or integers as wide (a {float value; int index;} pair, whose
+ * integer moves as a float's bits would, unchanged), and `bytes` (up to
+ * 8: what instcombine makes an integer) holds several of them: a vector of
+ * the floats (a float2, a __half2); else NULL. */
 static LLVMTypeRef several_floats(LLVMTypeRef *types, uint64_t bytes) {
   TypeLeaf *leaves = NULL;
   for (ptrdiff_t i = 0; i < arrlen(types); i++)
     kn_type_leaves(types[i], 0, is_sixteen_bit, &leaves);
-  LLVMTypeRef first = arrlen(leaves) ? leaves[0].type : NULL;
-  if (first && kn_sixteen_bit_float(first))
-    first = kn_sixteen_bit_float(first);
-  bool same = first && kn_is_float_type(first) && LLVMGetTypeKind(first) != LLVMVectorTypeKind;
-  for (ptrdiff_t i = 1; same && i < arrlen(leaves); i++) {
-    LLVMTypeRef leaf = kn_sixteen_bit_float(leaves[i].type) ? kn_sixteen_bit_float(leaves[i].type) : leaves[i].type;
-    same = leaf == first;
+  LLVMTypeRef first = NULL;
+  for (ptrdiff_t i = 0; !first && i < arrlen(leaves); i++)
+    first = kn_is_float_type(leaf_float(leaves[i].type)) ? leaf_float(leaves[i].type) : NULL;
+  bool same = first != NULL;
+  for (ptrdiff_t i = 0; same && i < arrlen(leaves); i++) {
+    LLVMTypeRef leaf = leaf_float(leaves[i].type);
+    same = leaf == first || (LLVMGetTypeKind(leaf) == LLVMIntegerTypeKind &&
+                             LLVMABISizeOfType(kn_module.layout, leaf) == LLVMABISizeOfType(kn_module.layout, first));
   }
   arrfree(leaves);
   uint64_t size = same ? LLVMABISizeOfType(kn_module.layout, first) : 0;
@@ -256,15 +267,19 @@ static bool copy_as_value(LLVMValueRef call, LLVMTypeRef *types) {
     return false;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
   LLVMPositionBuilderBefore(b, call);
+  /* The copy's alignments stay: an atomic add into the shadow of one
+   * aligned less than its size is none NVPTX can make (a __half copied by
+   * value, `y[i] = x[perm[i]]`, adds its adjoint so in a kernel). */
   LLVMValueRef value = LLVMBuildLoad2(b, type, src, "");
-  LLVMSetAlignment(value, 1);
+  LLVMSetAlignment(value, kn_copy_alignment(call, 1));
   mark(value, type);
-  LLVMSetAlignment(LLVMBuildStore(b, value, dst), 1);
+  LLVMSetAlignment(LLVMBuildStore(b, value, dst), kn_copy_alignment(call, 0));
   LLVMDisposeBuilder(b);
   return true;
 }
 
-void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
+bool copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
+  bool as_values = false;
   noting.copy = fn;
   noting.original = original;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -280,6 +295,7 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
         add_operands_types(inst, &types);
       if (copy_as_value(inst, types)) {
         LLVMInstructionEraseFromParent(inst);
+        as_values = true;
       } else if (arrlen(types)) {
         /* A struct of the types stands for them all. */
         mark(inst, LLVMStructTypeInContext(kn_module.ctx, types, (unsigned)arrlen(types), 0));
@@ -287,6 +303,7 @@ void copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
       arrfree(types);
     }
   noting.copy = noting.original = NULL;
+  return as_values;
 }
 
 LLVMTypeRef copytypes_of(LLVMValueRef inst) {

@@ -16,17 +16,28 @@ char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *sta
 /* The scalars a parameter may point to that copies tell apart, named as
  * clang's TBAA names them (kn_tbaa_named_type): the floats, and the
  * integers as wide as the one integer type copies are split into. */
-static const char *const scalar_names[] = {"float", "double", "long"};
+static const char *const scalar_names[] = {"float", "double", "long", NULL};
+
+/* cuda_fp16.h's and cuda_bf16.h's 16-bit floats and their pairs: a
+ * kernel's `__half *` moves halves even where it only copies them, as
+ * 16-bit integers (`y[i] = x[perm[i]]`). */
+static const char *const sixteen_bit_names[] = {"__half", "__half2", "__nv_bfloat16", "__nv_bfloat162", NULL};
+
+static LLVMTypeRef sixteen_bit_named(const char *name) {
+  return strncmp(name, "__half", 6) ? LLVMBFloatTypeInContext(kn_module.ctx) : LLVMHalfTypeInContext(kn_module.ctx);
+}
 
 static bool ends_with(const char *s, size_t len, const char *tail) {
   size_t n = strlen(tail);
   return len >= n && !strncmp(s + len - n, tail, n);
 }
 
-/* The scalar a parameter's spelling `s` (len bytes: "float const*",
- * "double&", "float* __restrict") points or refers to; NULL if it is no
- * pointer or reference to one. */
-static LLVMTypeRef pointee_of(const char *s, size_t len) {
+/* The type a parameter's spelling `s` (len bytes: "float const*",
+ * "double&", "float* __restrict") points or refers to, when it is one of
+ * `names` (its types given by `types`); NULL if it is no pointer or
+ * reference to one of them. */
+static LLVMTypeRef pointee_of(const char *s, size_t len, const char *const *names,
+                              LLVMTypeRef (*type_named)(const char *)) {
   static const char *const qualifiers[] = {" __restrict", " const", " volatile"};
   for (bool again = true; again;) {
     again = false;
@@ -41,9 +52,9 @@ static LLVMTypeRef pointee_of(const char *s, size_t len) {
   len -= ends_with(s, len, "&&") ? 2 : 1;
   if (ends_with(s, len, " const"))
     len -= strlen(" const");
-  for (size_t i = 0; i < sizeof scalar_names / sizeof *scalar_names; i++)
-    if (strlen(scalar_names[i]) == len && !strncmp(s, scalar_names[i], len))
-      return kn_tbaa_named_type(scalar_names[i]);
+  for (size_t i = 0; names[i]; i++)
+    if (strlen(names[i]) == len && !strncmp(s, names[i], len))
+      return type_named(names[i]);
   return NULL;
 }
 
@@ -85,7 +96,8 @@ static const char *nth_parameter(const char *open, unsigned wanted, size_t *len,
   }
 }
 
-LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index) {
+static LLVMTypeRef spelled_pointee(LLVMValueRef fn, unsigned index, const char *const *names,
+                                   LLVMTypeRef (*type_named)(const char *)) {
   const char *mangled = kn_function_name(fn);
   if (strncmp(mangled, "_Z", 2))
     return NULL;
@@ -106,8 +118,16 @@ LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index) {
     const char *spelled = index >= hidden && ir_count == count + hidden
                               ? nth_parameter(open, index - hidden, &len, &count)
                               : NULL;
-    type = spelled ? pointee_of(spelled, len) : NULL;
+    type = spelled ? pointee_of(spelled, len, names, type_named) : NULL;
   }
   free(name);
   return type;
+}
+
+LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index) {
+  return spelled_pointee(fn, index, scalar_names, kn_tbaa_named_type);
+}
+
+LLVMTypeRef param_pointee_sixteen_bit(LLVMValueRef fn, unsigned index) {
+  return spelled_pointee(fn, index, sixteen_bit_names, sixteen_bit_named);
 }

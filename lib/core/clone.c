@@ -151,9 +151,10 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   /* In device code a call differentiated as a call keeps a tape per call,
    * which in a loop grows on the small device heap: the callees' bodies
    * join the copy instead, where their values are recomputed. */
-  if (kn_module.gpu)
+  if (kn_module.gpu) {
     rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
-  else
+    warp_inline_integer_shuffles(copy);
+  } else
     rule_inline_host_calls(copy);
   variadic_fix_calls(copy);
   half_math_wrap_calls(copy);
@@ -172,13 +173,24 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     LLVMDeleteFunction(copy);
     return false;
   }
-  copytypes_note(copy, sig->fn);
-  if (!kn_module.gpu && rule_inline_accessors(copy))
+  /* A copy made a load and a store may free a local for sroa: a __half
+   * chosen by `c ? v : zero` is copied from a select of two locals, which
+   * sroa leaves to a copy but takes as a load (else each local gets a
+   * shadow, on the device heap in a kernel's derivative). */
+  bool as_values = copytypes_note(copy, sig->fn);
+  bool accessors = !kn_module.gpu && rule_inline_accessors(copy);
+  if (as_values || accessors)
     simplify_registers(copy);
   simplify_control(copy);
+  if (local_select_loads(copy))
+    simplify_registers(copy);
   split_loads_choosing_const_memory(sig, copy);
   barrier_settle(copy);
   kn_float_shuffles(copy);
+  if (kn_module.gpu && !warp_float_bit_shuffles(copy, sig->fn)) {
+    LLVMDeleteFunction(copy);
+    return false;
+  }
   if (!unwind_detach(copy, sig->fn, unwinds)) {
     LLVMDeleteFunction(copy);
     return false;

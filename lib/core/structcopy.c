@@ -197,14 +197,6 @@ static LLVMValueRef byte_offset(LLVMBuilderRef b, LLVMValueRef base, uint64_t of
   return LLVMBuildGEP2(b, LLVMInt8TypeInContext(kn_module.ctx), base, &index, 1, "");
 }
 
-/* The alignment a copy's operand `i` (0 destination, 1 source) promises,
- * 1 if none. */
-static unsigned operand_alignment(LLVMValueRef call, unsigned i) {
-  unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
-  LLVMAttributeRef attr = LLVMGetCallSiteEnumAttribute(call, i + 1, kind);
-  return attr ? (unsigned)LLVMGetEnumAttributeValue(attr) : 1;
-}
-
 /* The alignment of `offset` bytes past a pointer aligned to `align`: the
  * pieces keep what the copy promised (unaligned, a field is moved byte by
  * byte). */
@@ -228,7 +220,7 @@ void kn_split_struct_copies(LLVMValueRef fn) {
       continue;
     LLVMPositionBuilderBefore(b, calls[c]);
     LLVMValueRef dst = LLVMGetOperand(calls[c], 0), src = LLVMGetOperand(calls[c], 1);
-    unsigned dst_align = operand_alignment(calls[c], 0), src_align = operand_alignment(calls[c], 1);
+    unsigned dst_align = kn_copy_alignment(calls[c], 0), src_align = kn_copy_alignment(calls[c], 1);
     for (ptrdiff_t k = 0; k < arrlen(leaves); k++) {
       uint64_t offset = leaves[k].offset;
       LLVMValueRef value = LLVMBuildLoad2(b, leaves[k].type, byte_offset(b, src, offset), "");

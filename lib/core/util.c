@@ -412,6 +412,12 @@ LLVMTypeRef kn_sixteen_bit_float(LLVMTypeRef type) {
   return NULL;
 }
 
+unsigned kn_copy_alignment(LLVMValueRef call, unsigned i) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
+  LLVMAttributeRef attr = LLVMGetCallSiteEnumAttribute(call, i + 1, kind);
+  return attr ? (unsigned)LLVMGetEnumAttributeValue(attr) : 1;
+}
+
 LLVMTypeRef kn_gep_field_type(LLVMValueRef gep) {
   LLVMTypeRef type = LLVMGetGEPSourceElementType(gep);
   for (int i = 2, n = LLVMGetNumOperands(gep); i < n && type; i++) {

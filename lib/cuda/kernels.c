@@ -54,6 +54,7 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
   LLVMValueRef copy = vmap_get(&e->copy_of, fn);
   if (!copy) {
     copy = clone_function(fn, "kinase.effects");
+    warp_inline_integer_shuffles(copy);
     char *dropped = NULL;
     kn_capture_errors(&dropped);
     half_math_wrap_calls(copy);
@@ -62,9 +63,16 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
       simplify_registers(copy);
       asm_lower_pairs(copy, fn);
     }
+    /* A struct of two floats copied whole (`b[i] = a[i]` on float2) is a
+     * memcpy that instcombine makes an i64 load and store: the floats it
+     * moves are noted before, as in the copies differentiated; so are the
+     * floats cooperative groups shuffle as integers. */
+    simplify_registers(copy);
+    copytypes_note(copy, fn);
+    simplify_control(copy);
+    warp_float_bit_shuffles(copy, fn);
     kn_capture_errors(NULL);
     free(dropped);
-    simplify_before(copy);
     vmap_put(&e->copy_of, fn, copy);
     arrput(e->copies, copy);
   }
@@ -114,6 +122,36 @@ static uint32_t floats_moving(void) {
   return KINASE_PARAM_F32 | KINASE_PARAM_F64 | KINASE_PARAM_F16 | KINASE_PARAM_BF16 | MOVES_FLOATS;
 }
 
+/* `uses` of memory that holds 16-bit floats of type `half` (NULL: not
+ * known to): __half memory that a kernel only copies (`y[i] = x[perm[i]]`)
+ * moves its halves as 16-bit integers, and they carry derivatives all the
+ * same, which the generators move as halves. */
+static uint32_t sixteen_bit_moved(uint32_t uses, LLVMTypeRef half) {
+  bool accessed = uses & (KINASE_PARAM_READ | KINASE_PARAM_WRITTEN);
+  return half && accessed && !(uses & floats_moving()) ? uses | floats_if(half) : uses;
+}
+
+/* Whether the integer `v` (an address's) only reaches comparisons, through
+ * the arithmetic of an alignment test (`(uintptr_t)x % 16 == 0`): no
+ * memory is reached through it. */
+static bool only_compared(LLVMValueRef v, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    switch (LLVMGetInstructionOpcode(user)) {
+    case LLVMICmp:
+      continue;
+    case LLVMAnd: case LLVMOr: case LLVMURem: case LLVMSRem: case LLVMTrunc: case LLVMZExt:
+    case LLVMLShr:
+      if (depth < 4 && only_compared(user, depth + 1))
+        continue;
+      return false;
+    default:
+      return false;
+    }
+  }
+  return true;
+}
+
 /* KINASE_PARAM_READ / WRITTEN, and MOVES_FLOATS, for memory reached
  * through `ptr`. */
 static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
@@ -138,6 +176,8 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
                    : both;
       break;
     case LLVMGetElementPtr:
+      flags |= sixteen_bit_moved(pointer_uses(e, user, seen), kn_sixteen_bit_float(LLVMGetGEPSourceElementType(user)));
+      break;
     case LLVMBitCast:
     case LLVMAddrSpaceCast:
     case LLVMPHI:
@@ -146,6 +186,9 @@ static uint32_t pointer_uses(Effects *e, LLVMValueRef ptr, ValueSet *seen) {
       flags |= pointer_uses(e, user, seen);
       break;
     case LLVMICmp:
+      break;
+    case LLVMPtrToInt: /* an alignment test picking a vector path reads nothing */
+      flags |= only_compared(user, 0) ? 0 : both;
       break;
     case LLVMAtomicRMW: /* atomicAdd on floats: they tell the element type */
       flags |= LLVMGetOperand(user, 0) == ptr && kn_is_float_type(LLVMTypeOf(user))
@@ -316,6 +359,7 @@ static uint32_t *describe_parameters(LLVMValueRef kernel, uint32_t *kernel_flags
       ValueSet seen = {0};
       uint32_t uses = pointer_uses(&e, LLVMGetParam(copy, i), &seen);
       vset_free(&seen);
+      uses = sixteen_bit_moved(uses, param_pointee_sixteen_bit(kernel, i));
       const uint32_t typed = KINASE_PARAM_F32 | KINASE_PARAM_F64 | KINASE_PARAM_F16 | KINASE_PARAM_BF16;
       const uint32_t floats = typed | MOVES_FLOATS | TABLE_FLOATS;
       uint32_t types = uses & typed;

@@ -80,8 +80,9 @@ static LLVMValueRef shuffle(LLVMBuilderRef b, unsigned mode, LLVMValueRef mask, 
   return LLVMBuildBitCast(b, moved, type, "shfl");
 }
 
-LLVMValueRef cuda_double_shuffle_down(void) {
-  static const char name[] = "kinase.shfl.sync.down.f64";
+LLVMValueRef cuda_double_shuffle(unsigned mode) {
+  char name[32];
+  snprintf(name, sizeof name, "kinase.shfl.sync.%s.f64", mode_names[mode]);
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
   if (fn)
     return fn;
@@ -94,7 +95,7 @@ LLVMValueRef cuda_double_shuffle_down(void) {
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx(), convergent, 0));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx(), fn, "entry"));
-  LLVMBuildRet(b, shuffle(b, SHUFFLE_DOWN, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), LLVMGetParam(fn, 2),
+  LLVMBuildRet(b, shuffle(b, mode, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), LLVMGetParam(fn, 2),
                           LLVMGetParam(fn, 3), NULL));
   LLVMDisposeBuilder(b);
   return fn;

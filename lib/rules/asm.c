@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <stb/stb_ds.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,12 @@ typedef enum {
   ASM_LANE0, ASM_LANE1,                                    /* out of pairs */
   ASM_LANES_00, ASM_LANES_10, ASM_LANES_11, ASM_LANES_02, ASM_LANES_13, /* lane moves */
   ASM_LT, ASM_LE, ASM_GT, ASM_GE, ASM_EQ, ASM_NE,          /* comparisons */
+  ASM_LTU, ASM_LEU, ASM_GTU, ASM_GEU, ASM_EQU, ASM_NEU,    /* true where unordered */
+  ASM_ISNAN,                                               /* 1.0 or 0 */
+  ASM_WARP_SIZE,                                           /* 32 */
+  ASM_SHFL_IDX, ASM_SHFL_UP, ASM_SHFL_DOWN, ASM_SHFL_BFLY, /* a pair's lanes shuffled */
   ASM_SHFL_DOWN_ADD, ASM_SHFL_DOWN_ADD_F64,                /* a warp reduction's step */
+  ASM_SHFL_UP_ADD, ASM_SHFL_UP_ADD_F64,                    /* a warp scan's step */
   ASM_LOAD, ASM_STORE, ASM_ATOMIC_FADD, ASM_ATOMIC_FADD_BLOCK, /* memory */
 } AsmOp;
 
@@ -165,7 +171,7 @@ static bool converts_integer(const char *opcode) {
  * half headers use none of them. */
 static bool is_integer_opcode(const char *opcode) {
   static const char *const families[] = {
-      "bfind", "popc", "brev", "clz", "bfe", "bfi", "prmt", "shf", "lop3", "vset2", "vset4",
+      "bfind", "popc", "brev", "clz", "bfe", "bfi", "prmt", "shf", "lop3", "cvta", "vset2", "vset4",
       "vabsdiff2", "vabsdiff4", "vadd2", "vadd4", "vsub2", "vsub4", "vmin2", "vmin4",
       "vmax2", "vmax4", "vavrg2", "vavrg4", "nanosleep"};
   size_t n = strcspn(opcode, ".");
@@ -195,8 +201,11 @@ static bool words_only(LLVMValueRef call) {
  * around it. An integer result carries no derivative, and a half made from
  * an integer has derivative 0: no rule is needed. So too reads of special
  * registers into an integer (`mov.u32 $0, %laneid;`, as cub's LaneId() and
- * lane masks are written): no operand goes in, only an index comes out.
- * So too integer bit operations on words (is_integer_opcode). */
+ * lane masks are written): no operand goes in, only an index comes out;
+ * and cooperative groups' address of their reserved shared memory
+ * (%reserved_smem_offset_1 through cvt and cvta, an integer, which every
+ * tiled_partition of a block reads and __half code then met as unknown
+ * assembly). So too integer bit operations on words (is_integer_opcode). */
 bool asm_carries_nothing(LLVMValueRef call) {
   char *text = asm_text(call);
   if (!text)
@@ -210,14 +219,15 @@ bool asm_carries_nothing(LLVMValueRef call) {
     size_t n = strcspn(token, " ");
     bool last = token[n] == '\0';
     token[n] = '\0';
-    bool opcode = strchr(token, '.') && !strchr(token, ',') && token[0] != '$';
+    /* .reg and the type after it declare registers: no opcode. */
+    bool opcode = strchr(token, '.') && !strchr(token, ',') && token[0] != '$' && token[0] != '.';
     if (opcode && !strncmp(token, "cvt.", 4) && converts_integer(token))
       converts = true;
     else if (opcode && is_integer_opcode(token))
       integer = true;
     else if (opcode && strncmp(token, ".reg", 4) && strncmp(token, "mov.", 4))
       other = true;
-    else if (!opcode && !strncmp(token, "$0,%", 4))
+    else if (!opcode && strstr(token, ",%"))
       reads_special = true;
     token += n + !last;
   }
@@ -263,6 +273,10 @@ static LLVMTypeRef type_named(const char *name) {
     return LLVMBFloatTypeInContext(ctx);
   if (!strcmp(name, "f64"))
     return LLVMDoubleTypeInContext(ctx);
+  if (!strcmp(name, "b16"))
+    return LLVMInt16TypeInContext(ctx);
+  if (!strcmp(name, "b32"))
+    return LLVMInt32TypeInContext(ctx);
   if (!strcmp(name, "v2f16"))
     return LLVMVectorType(LLVMHalfTypeInContext(ctx), 2);
   if (!strcmp(name, "v2bf16"))
@@ -313,42 +327,76 @@ static LLVMValueRef compare(LLVMBuilderRef b, LLVMRealPredicate p, LLVMValueRef 
   return LLVMBuildZExt(b, LLVMBuildFCmp(b, p, x[0], x[1], ""), result, "");
 }
 
-/* Whether a down shuffle by `offset` with PTX's packed `clamp` reads a lane
- * in range: lane + offset <= the segment's last lane. */
-static LLVMValueRef down_source_in_range(LLVMBuilderRef b, LLVMValueRef offset, LLVMValueRef clamp) {
+/* Whether a shuffle by `offset` with PTX's packed `clamp` reads a lane in
+ * range. The clamp's low bits bound the segment (its mask in bits 8-12):
+ * the bound lane is the lane's segment's last for down, its first for up;
+ * down reads lane + offset <= it, up lane - offset >= it. */
+static LLVMValueRef source_in_range(LLVMBuilderRef b, LLVMValueRef offset, LLVMValueRef clamp, bool up) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(kn_module.ctx);
   LLVMValueRef lane = intrinsic(b, "llvm.nvvm.read.ptx.sreg.laneid", NULL, NULL, 0);
   LLVMValueRef segment = LLVMBuildAnd(b, LLVMBuildLShr(b, clamp, LLVMConstInt(i32, 8, 0), ""),
                                       LLVMConstInt(i32, 31, 0), "");
   LLVMValueRef bound = LLVMBuildAnd(b, clamp, LLVMConstInt(i32, 31, 0), "");
-  LLVMValueRef last = LLVMBuildOr(b, LLVMBuildAnd(b, lane, segment, ""),
+  LLVMValueRef edge = LLVMBuildOr(b, LLVMBuildAnd(b, lane, segment, ""),
                                   LLVMBuildAnd(b, bound, LLVMBuildNot(b, segment, ""), ""), "");
-  return LLVMBuildICmp(b, LLVMIntULE, LLVMBuildAdd(b, lane, offset, ""), last, "");
+  return up ? LLVMBuildICmp(b, LLVMIntSGE, LLVMBuildSub(b, lane, offset, ""), edge, "")
+            : LLVMBuildICmp(b, LLVMIntULE, LLVMBuildAdd(b, lane, offset, ""), edge, "");
 }
 
-/* cub's step of a warp sum, `shfl.sync.down.b32 r0|p, x, offset, clamp,
- * mask; @p add.f32 r0, r0, addend`: the shuffle (which reads x's own value
- * where the source lane is out of range), plus the addend where it is in
- * range, which PTX decides as lane + offset <= the segment's last lane.
+/* cub's step of a warp sum (down) or prefix sum (up), `shfl.sync.MODE.b32
+ * r0|p, x, offset, clamp, mask; @p add.f32 r0, r0, addend`: the shuffle
+ * (which reads x's own value where the source lane is out of range), plus
+ * the addend where it is in range, as PTX decides it (source_in_range).
  * The shuffle is the intrinsic that cuda/warp.c transposes. */
-static LLVMValueRef shuffle_down_add(LLVMBuilderRef b, LLVMValueRef *x) {
+static LLVMValueRef shuffle_add(LLVMBuilderRef b, LLVMValueRef *x, bool up) {
   LLVMValueRef value = x[0], offset = x[1], clamp = x[2], addend = x[3], mask = x[4];
   LLVMValueRef args[4] = {mask, value, offset, clamp};
-  LLVMValueRef moved = intrinsic(b, "llvm.nvvm.shfl.sync.down.f32", NULL, args, 4);
-  LLVMValueRef valid = down_source_in_range(b, offset, clamp);
+  LLVMValueRef moved = intrinsic(b, up ? "llvm.nvvm.shfl.sync.up.f32" : "llvm.nvvm.shfl.sync.down.f32", NULL, args, 4);
+  LLVMValueRef valid = source_in_range(b, offset, clamp, up);
   return LLVMBuildSelect(b, valid, LLVMBuildFAdd(b, moved, addend, ""), moved, "");
 }
 
-/* The same step of a sum of doubles, `mov.b64 $0, x; (the two halves of x
- * shuffled down) -> r0; @p add.f64 $0, $0, r0`: x, plus the moved value
- * where the source lane is in range. The double's shuffle is the function
+/* The same step of doubles, `mov.b64 $0, x; (the two halves of x
+ * shuffled) -> r0; @p add.f64 $0, $0, r0`: x, plus the moved value where
+ * the source lane is in range. The double's shuffle is the function
  * cuda/warp.c builds, whose row transposes it. */
-static LLVMValueRef shuffle_down_add_double(LLVMBuilderRef b, LLVMValueRef *x) {
+static LLVMValueRef shuffle_add_double(LLVMBuilderRef b, LLVMValueRef *x, bool up) {
   LLVMValueRef value = x[0], offset = x[1], clamp = x[2], mask = x[3];
-  LLVMValueRef shuffle = cuda_double_shuffle_down(), args[4] = {mask, value, offset, clamp};
+  LLVMValueRef shuffle = cuda_double_shuffle(up ? SHUFFLE_UP : SHUFFLE_DOWN), args[4] = {mask, value, offset, clamp};
   LLVMValueRef moved = LLVMBuildCall2(b, LLVMGlobalGetValueType(shuffle), shuffle, args, 4, "");
-  LLVMValueRef valid = down_source_in_range(b, offset, clamp);
+  LLVMValueRef valid = source_in_range(b, offset, clamp, up);
   return LLVMBuildSelect(b, valid, LLVMBuildFAdd(b, value, moved, ""), value, "");
+}
+
+/* 1.0 where x[0] or x[1] is NaN, else 0, in their type t (a pair's lanes
+ * each); the bfloat16 text names its operand once. */
+static LLVMValueRef is_nan(LLVMBuilderRef b, LLVMValueRef *x, unsigned n, LLVMTypeRef t) {
+  LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x[0], x[n - 1], "");
+  return LLVMBuildSelect(b, nan, math_const(t, 1.0), math_const(t, 0.0), "");
+}
+
+/* A shuffle of 32 bits, `shfl.sync.MODE.b32 $0, bits, lane, clamp, mask`,
+ * of a float or an integer: the intrinsic (cuda/warp.c transposes the
+ * float's). A pair's: each lane widened to float (exactly), so shuffled,
+ * and narrowed back. */
+static LLVMValueRef shuffle_pair(LLVMBuilderRef b, const char *mode, LLVMValueRef *x, LLVMTypeRef t) {
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(kn_module.ctx);
+  char name[40];
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) {
+    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", mode, t == f32 ? "f32" : "i32");
+    LLVMValueRef args[4] = {x[3], x[0], x[1], x[2]};
+    return intrinsic(b, name, NULL, args, 4);
+  }
+  LLVMTypeRef lane_type = LLVMGetElementType(t);
+  snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.f32", mode);
+  LLVMValueRef pair = LLVMGetPoison(t);
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef value = LLVMBuildFPExt(b, LLVMBuildExtractElement(b, x[0], asm_lane_index(k), ""), f32, "");
+    LLVMValueRef args[4] = {x[3], value, x[1], x[2]};
+    LLVMValueRef moved = LLVMBuildFPTrunc(b, intrinsic(b, name, NULL, args, 4), lane_type, "");
+    pair = LLVMBuildInsertElement(b, pair, moved, asm_lane_index(k), "");
+  }
+  return pair;
 }
 
 /* Element k of the elements of type t from `base` on. */
@@ -443,8 +491,22 @@ static LLVMValueRef compute(LLVMBuilderRef b, const AsmRow *row, LLVMValueRef *x
   case ASM_GE: return compare(b, LLVMRealOGE, x, result);
   case ASM_EQ: return compare(b, LLVMRealOEQ, x, result);
   case ASM_NE: return compare(b, LLVMRealONE, x, result);
-  case ASM_SHFL_DOWN_ADD: return shuffle_down_add(b, x);
-  case ASM_SHFL_DOWN_ADD_F64: return shuffle_down_add_double(b, x);
+  case ASM_LTU: return compare(b, LLVMRealULT, x, result);
+  case ASM_LEU: return compare(b, LLVMRealULE, x, result);
+  case ASM_GTU: return compare(b, LLVMRealUGT, x, result);
+  case ASM_GEU: return compare(b, LLVMRealUGE, x, result);
+  case ASM_EQU: return compare(b, LLVMRealUEQ, x, result);
+  case ASM_NEU: return compare(b, LLVMRealUNE, x, result);
+  case ASM_ISNAN: return is_nan(b, x, n, t);
+  case ASM_WARP_SIZE: return LLVMConstInt(t, 32, 0);
+  case ASM_SHFL_IDX: return shuffle_pair(b, "idx", x, t);
+  case ASM_SHFL_UP: return shuffle_pair(b, "up", x, t);
+  case ASM_SHFL_DOWN: return shuffle_pair(b, "down", x, t);
+  case ASM_SHFL_BFLY: return shuffle_pair(b, "bfly", x, t);
+  case ASM_SHFL_DOWN_ADD: return shuffle_add(b, x, false);
+  case ASM_SHFL_DOWN_ADD_F64: return shuffle_add_double(b, x, false);
+  case ASM_SHFL_UP_ADD: return shuffle_add(b, x, true);
+  case ASM_SHFL_UP_ADD_F64: return shuffle_add_double(b, x, true);
   }
   kn_die("unknown asm operation");
 }
@@ -462,12 +524,15 @@ static LLVMValueRef clamped(LLVMBuilderRef b, AsmClamp clamp, LLVMValueRef v) {
   return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, v, zero, ""), below_one, zero, "");
 }
 
-/* The type `row`'s operands are read as, t the type it computes in: floats
- * stay floats (conversions), the halves packed into a pair are its lanes. */
-static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, LLVMValueRef v) {
+/* The type operand k of `row`, v, is read as, t the type it computes in:
+ * floats stay floats (conversions), the halves packed into a pair are its
+ * lanes, a shuffle's lane, clamp and mask are integers. */
+static LLVMTypeRef operand_type(const AsmRow *row, LLVMTypeRef t, unsigned k, LLVMValueRef v) {
   switch (row->op) {
+  case ASM_SHFL_IDX: case ASM_SHFL_UP: case ASM_SHFL_DOWN: case ASM_SHFL_BFLY: return k ? LLVMTypeOf(v) : t;
   case ASM_TRUNC: case ASM_PACK_TRUNC: case ASM_SPLAT_TRUNC: case ASM_SHFL_DOWN_ADD:
-  case ASM_SHFL_DOWN_ADD_F64: case ASM_LOAD: case ASM_STORE: case ASM_X86_BARRIER: return LLVMTypeOf(v);
+  case ASM_SHFL_DOWN_ADD_F64: case ASM_SHFL_UP_ADD: case ASM_SHFL_UP_ADD_F64: case ASM_LOAD: case ASM_STORE:
+  case ASM_X86_BARRIER: return LLVMTypeOf(v);
   case ASM_ATOMIC_FADD: case ASM_ATOMIC_FADD_BLOCK: return kn_is_pointer_type(LLVMTypeOf(v)) ? LLVMTypeOf(v) : t;
   case ASM_PACK: return LLVMGetElementType(t);
   default: return t;
@@ -485,7 +550,7 @@ static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row, LLVM
   LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
   for (unsigned k = 0; k < n; k++) {
     LLVMValueRef v = LLVMGetOperand(call, k);
-    x[k] = as(b, v, operand_type(row, t, v));
+    x[k] = as(b, v, operand_type(row, t, k, v));
   }
   LLVMValueRef value = compute(b, row, x, n, t, result);
   if (value && row->clamp != CLAMP_NONE)
@@ -495,14 +560,34 @@ static void replace(LLVMBuilderRef b, LLVMValueRef call, const AsmRow *row, LLVM
   LLVMInstructionEraseFromParent(call);
 }
 
+/* Whether assembly may move a derivative: a float goes in or comes out,
+ * an address goes in, or its text computes with floats (halves travel as
+ * 16-bit integers). */
+static bool may_be_active(LLVMValueRef call, const char *text) {
+  static const char *const float_types[] = {".f16", ".bf16", ".f32", ".f64"};
+  if (kn_type_has_floats(LLVMTypeOf(call)))
+    return true;
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n; i++) {
+    LLVMTypeRef type = LLVMTypeOf(LLVMGetOperand(call, i));
+    if (kn_type_has_floats(type) || kn_is_pointer_type(type))
+      return true;
+  }
+  for (size_t k = 0; k < sizeof float_types / sizeof *float_types; k++)
+    if (strstr(text, float_types[k]))
+      return true;
+  return false;
+}
+
 /* Assembly the inlining brought in that has no row: an error, since the
  * generators would pass over it (an empty asm statement, which only orders
- * the compiler, excepted). */
-static bool refuse_unknown(LLVMValueRef fn, LLVMValueRef subject) {
+ * the compiler, excepted); with `active_only`, only that which may move a
+ * derivative (cub's scan of integers shuffles them with assembly). */
+static bool refuse_unknown(LLVMValueRef fn, LLVMValueRef subject, bool active_only) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       char *text = asm_text(inst);
-      if (text && !asm_does_nothing(inst) && !asm_is_known(inst) && !asm_carries_nothing(inst)) {
+      if (text && !asm_does_nothing(inst) && !asm_is_known(inst) && !asm_carries_nothing(inst) &&
+          (!active_only || may_be_active(inst, text))) {
         kn_error(inst, subject, "it contains inline assembly ('%s'), which Kinase has no derivative rule for",
                  text);
         free(text);
@@ -517,13 +602,16 @@ bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject) {
   ValueSet seen = {0};
   bool reaches = reaches_known_asm(fn, INLINE_DEPTH, &seen);
   vset_free(&seen);
+  /* Assembly in the callees inlined into fn (device code, a few levels)
+   * escaped the check of fn's own code (rules/unsupported.c): cub's scan
+   * step of floats was passed over, a silently wrong derivative. */
   if (!reaches)
-    return true;
+    return !refuse_unknown(fn, subject, true);
   /* Every call, not only those reaching the assembly: the headers pass the
    * 16 bits through helpers without any (__nv_bfloat16's conversion to its
    * raw struct), and a derivative crossing a call as an integer is lost. */
   rule_inline_calls(fn, INLINE_DEPTH);
-  if (refuse_unknown(fn, subject))
+  if (refuse_unknown(fn, subject, false))
     return false;
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -540,22 +628,25 @@ bool asm_lower_known(LLVMValueRef fn, LLVMValueRef subject) {
 
 /* ---- pairs of halves whose type the assembly does not say ---- */
 
-/* half or bfloat where `v` is the bits of one (a bitcast from it), else NULL. */
+/* half or bfloat where `v` is the bits of one, or of a pair of them (a
+ * bitcast from it), else NULL. */
 static LLVMTypeRef half_behind(LLVMValueRef v) {
   if (!LLVMIsABitCastInst(v))
     return NULL;
   LLVMTypeRef from = LLVMTypeOf(LLVMGetOperand(v, 0));
+  if (LLVMGetTypeKind(from) == LLVMVectorTypeKind)
+    from = LLVMGetElementType(from);
   LLVMTypeKind kind = LLVMGetTypeKind(from);
   return kind == LLVMHalfTypeKind || kind == LLVMBFloatTypeKind ? from : NULL;
 }
 
-/* The lane type of the pair `call` packs: what its operands were before
- * they became bits, or what its users read the pair as; NULL where these
- * say nothing or disagree. */
-static LLVMTypeRef packed_lane_type(LLVMValueRef call) {
+/* The lane type of the pair `call` packs or shuffles: what its operands
+ * (the first `noperands`) were before they became bits, or what its users
+ * read the pair as; NULL where these say nothing or disagree. */
+static LLVMTypeRef packed_lane_type(LLVMValueRef call, unsigned noperands) {
   LLVMTypeRef found = NULL;
   bool clash = false;
-  for (unsigned k = 0; k < 2; k++) {
+  for (unsigned k = 0; k < noperands; k++) {
     LLVMTypeRef t = half_behind(LLVMGetOperand(call, k));
     clash |= t && found && t != found;
     found = t ? t : found;
@@ -572,26 +663,73 @@ static LLVMTypeRef packed_lane_type(LLVMValueRef call) {
   return clash ? NULL : found;
 }
 
+static bool is_shuffle(const AsmRow *row) {
+  return row->op == ASM_SHFL_IDX || row->op == ASM_SHFL_UP || row->op == ASM_SHFL_DOWN || row->op == ASM_SHFL_BFLY;
+}
+
+/* The type of the 32 bits `call` shuffles where no pair is: float where
+ * they are a float's (cub's ShuffleUp of a float copies it into a word),
+ * i32 where they are computed as an integer or read as one; NULL where
+ * memory gives them and takes them back, unread. */
+static LLVMTypeRef shuffled_word_type(LLVMValueRef call) {
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(kn_module.ctx);
+  LLVMValueRef value = LLVMGetOperand(call, 0);
+  if (LLVMIsABitCastInst(value) && LLVMTypeOf(LLVMGetOperand(value, 0)) == f32)
+    return f32;
+  bool only_stored = true;
+  for (LLVMUseRef use = LLVMGetFirstUse(call); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsABitCastInst(user) && LLVMTypeOf(user) == f32)
+      return f32;
+    only_stored &= LLVMIsAStoreInst(user) != NULL;
+  }
+  return LLVMIsALoadInst(value) && only_stored ? NULL : LLVMInt32TypeInContext(kn_module.ctx);
+}
+
+/* Packs and shuffles of pairs are typed from the values around them; a
+ * shuffle of a pack (the headers shuffle a __half as the pair of it twice)
+ * is told by what reads the shuffle, and tells the pack once replaced: so
+ * rounds go on while one replaces something. The shuffles left then are of
+ * a float or an integer. */
 bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
       if (row_of(inst) && is_any16(row_of(inst)))
         arrput(calls, inst);
-  bool ok = true;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(kn_module.ctx);
-  for (ptrdiff_t k = 0; ok && k < arrlen(calls); k++) {
-    LLVMTypeRef t = packed_lane_type(calls[k]);
-    if (!t) {
-      kn_error(calls[k], subject,
-               "it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are "
-               "neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them");
-      ok = false;
-      break;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (ptrdiff_t k = 0; k < arrlen(calls); k++) {
+      const AsmRow *row = calls[k] ? row_of(calls[k]) : NULL;
+      LLVMTypeRef t = row ? packed_lane_type(calls[k], row->op == ASM_PACK ? 2 : 1) : NULL;
+      if (t) {
+        replace(b, calls[k], row, LLVMVectorType(t, 2));
+        calls[k] = NULL;
+        progress = true;
+      }
     }
-    replace(b, calls[k], row_of(calls[k]), LLVMVectorType(t, 2));
+  }
+  for (ptrdiff_t k = 0; k < arrlen(calls); k++) {
+    LLVMTypeRef t = calls[k] && is_shuffle(row_of(calls[k])) ? shuffled_word_type(calls[k]) : NULL;
+    if (t) {
+      replace(b, calls[k], row_of(calls[k]), t);
+      calls[k] = NULL;
+    }
   }
   LLVMDisposeBuilder(b);
+  bool ok = true;
+  for (ptrdiff_t k = 0; ok && k < arrlen(calls); k++)
+    if (calls[k]) {
+      kn_error(calls[k], subject,
+               row_of(calls[k])->op == ASM_PACK
+                   ? "it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are "
+                     "neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them"
+                   : "it shuffles 32 bits from memory into memory whose type nothing here tells (__shfl_sync "
+                     "on a __half2 or __nv_bfloat162 neither computed nor used as one, or cub's ShuffleUp or "
+                     "ShuffleDown of a value word by word, as WarpScan's ExclusiveSum does)");
+      ok = false;
+    }
   arrfree(calls);
   return ok;
 }

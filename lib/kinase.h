@@ -89,6 +89,9 @@ LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);
 LLVMValueRef kn_strip_casts(LLVMValueRef value);
 LLVMValueRef kn_underlying_object(LLVMValueRef ptr); /* through GEPs and casts */
+/* The base `p` is a constant byte offset from, through GEPs with constant
+ * indices only; false where an index varies. */
+bool kn_constant_offset(LLVMValueRef p, LLVMValueRef *base, int64_t *offset);
 /* Drops an instruction's metadata (ranges, nonnull, alias scopes): a copy
  * working on shadows or recomputing a value may not meet it. */
 void kn_drop_metadata(LLVMValueRef inst);

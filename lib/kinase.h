@@ -524,6 +524,9 @@ void devirt_indirect_calls(LLVMValueRef fn);
 LLVMValueRef *devirt_candidates(LLVMValueRef call);
 /* Whether `call` is that kept indirect call. */
 bool devirt_is_fallback(LLVMValueRef call);
+/* Why an indirect call was left as it is, to end its error message: too
+ * many candidates, or none; malloc'd. */
+char *devirt_why_indirect(LLVMValueRef call);
 /* A shadow for the result of that call where one is needed: the
  * derivative of `subject` stops right after the call. */
 LLVMValueRef devirt_fallback_shadow(LLVMValueRef call, LLVMValueRef subject);
@@ -531,6 +534,14 @@ LLVMValueRef devirt_fallback_shadow(LLVMValueRef call, LLVMValueRef subject);
  * derivative of `subject`, a stop with a message (once per call): the
  * callee is unknown. */
 void devirt_guard_fallback(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
+
+/* ---- vtables.c: virtual calls ---- */
+
+/* Where `call` loads its callee from a slot of a vtable, drops from
+ * `candidates` (a stb_ds array) the functions only vtables hold, and none
+ * of them at that slot. */
+void vtable_narrow_candidates(LLVMValueRef call, LLVMValueRef **candidates);
+
 void simplify_after(LLVMValueRef fn);
 /* Loops with preheaders and LCSSA phis, rotated (so that their bodies run
  * at least once where they are entered) and with invariants hoisted out. */

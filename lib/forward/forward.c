@@ -519,7 +519,9 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
   if (!callee && devirt_is_fallback(call)) {
     devirt_guard_fallback(f->b, call, f->sig->fn);
   } else if (!callee) {
-    fail(f, call, "it makes an indirect call%s with differentiated arguments", "");
+    char *why = devirt_why_indirect(call);
+    fail(f, call, "it makes an indirect call with differentiated arguments%s", why);
+    free(why);
   } else if (LLVMIsDeclaration(callee)) {
     fail(f, call,
          LLVMGetIntrinsicID(callee) ? "intrinsic '%s' has no derivative rule"

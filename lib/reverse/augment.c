@@ -8,6 +8,7 @@
 #include "reverse.h"
 
 #include <stb/stb_ds.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the augmented forward sweep ---- */
@@ -466,6 +467,12 @@ static void clear_shared_shadow(Reverse *r, LLVMValueRef store) {
   vset_add(&r->shadow_code, clear);
 }
 
+static void fail_indirect_call(Reverse *r, LLVMValueRef call) {
+  char *why = devirt_why_indirect(call);
+  fail(r, call, "it makes an indirect call with differentiated arguments%s", why);
+  free(why);
+}
+
 static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   if (augment_pointer_copy(r, inst))
@@ -495,7 +502,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     if (!callee && devirt_is_fallback(inst))
       devirt_guard_fallback(r->ab, inst, r->sig->fn);
     else if (!callee)
-      fail(r, inst, "it makes an indirect call%s with differentiated arguments", "");
+      fail_indirect_call(r, inst);
     else if (registry_of(callee) && registry_of(callee)->augmented)
       augment_custom_call(r, inst, registry_of(callee));
     else if (LLVMIsDeclaration(callee))

@@ -155,6 +155,9 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     rule_inline_calls(copy, DEVICE_INLINE_LEVELS);
   else
     rule_inline_host_calls(copy);
+  /* The inlined callees' own indirect calls (`L->ops->act(z)` in a helper
+   * taking the struct of function pointers) */
+  devirt_indirect_calls(copy);
   variadic_fix_calls(copy);
   half_math_wrap_calls(copy);
   nvvm_scoped_atomics_as_rmw(copy);

@@ -33,17 +33,79 @@ static bool indirect_returns_fresh(LLVMValueRef call, int depth) {
   return fresh;
 }
 
+static bool is_fresh(LLVMValueRef v, int depth);
+static bool fresh_aggregate(LLVMValueRef v, int depth);
+
+/* Whether every store into the local at `address` (and through GEPs from
+ * it) of a value holding pointers stores fresh memory, and nothing else
+ * writes it: clang's slot for a struct returned by value at -O0. */
+static bool slot_holds_fresh(LLVMValueRef address, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(address); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsALoadInst(user))
+      continue;
+    if (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == address) {
+      if (!slot_holds_fresh(user, depth))
+        return false;
+      continue;
+    }
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 1) != address)
+      return false;
+    LLVMValueRef stored = LLVMGetOperand(user, 0);
+    if (!kn_type_has_pointers(LLVMTypeOf(stored)))
+      continue;
+    if (kn_is_pointer_type(LLVMTypeOf(stored)) ? !is_fresh(stored, depth + 1) : !fresh_aggregate(stored, depth + 1))
+      return false;
+  }
+  return true;
+}
+
+/* Whether the pointers in the struct value `v` are all fresh memory (or
+ * null): a struct {double *p; long n;} a helper fills with malloc's result
+ * and returns by value. */
+static bool fresh_aggregate(LLVMValueRef v, int depth) {
+  if (depth > 6)
+    return false;
+  if (LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v))
+    return true;
+  if (LLVMIsAInsertValueInst(v)) {
+    LLVMValueRef part = LLVMGetOperand(v, 1);
+    bool ok = !kn_type_has_pointers(LLVMTypeOf(part)) ||
+              (kn_is_pointer_type(LLVMTypeOf(part)) ? is_fresh(part, depth + 1) : fresh_aggregate(part, depth + 1));
+    return ok && fresh_aggregate(LLVMGetOperand(v, 0), depth + 1);
+  }
+  if (LLVMIsAPHINode(v)) {
+    for (unsigned i = 0, n = LLVMCountIncoming(v); i < n; i++)
+      if (!fresh_aggregate(LLVMGetIncomingValue(v, i), depth + 1))
+        return false;
+    return true;
+  }
+  if (LLVMIsALoadInst(v) && LLVMIsAAllocaInst(LLVMGetOperand(v, 0)))
+    return slot_holds_fresh(LLVMGetOperand(v, 0), depth);
+  if (kn_is_call_site(v))
+    return kn_called_function(v) && returns_fresh_memory(kn_called_function(v), depth + 1);
+  return false;
+}
+
 /* Whether `v` is memory just allocated: an allocation call, a call of a
- * function returning such memory, or (unoptimised code) a load of a local
- * slot every store to which is such memory. A null pointer counts too (its
- * shadow is null): allocators return one for a size of zero. `depth` bounds
- * the search. */
+ * function returning such memory, a phi of such pointers, or (unoptimised
+ * code) a load of a local slot every store to which is such memory. A null
+ * pointer counts too (its shadow is null): allocators return one for a
+ * size of zero. `depth` bounds the search. */
 static bool is_fresh(LLVMValueRef v, int depth) {
   if (depth > 6)
     return false;
   LLVMValueRef object = kn_underlying_object(v);
   if (LLVMIsNull(object))
     return true;
+  if (LLVMIsAPHINode(object)) {
+    for (unsigned i = 0, n = LLVMCountIncoming(object); i < n; i++)
+      if (!is_fresh(LLVMGetIncomingValue(object, i), depth + 1))
+        return false;
+    return true;
+  }
+  if (LLVMIsAExtractValueInst(object))
+    return fresh_aggregate(LLVMGetOperand(object, 0), depth + 1);
   if (kn_is_call_site(object)) {
     const Rule *rule = rule_for_call(object);
     if (rule)
@@ -68,20 +130,22 @@ static bool is_fresh(LLVMValueRef v, int depth) {
   return any;
 }
 
-/* A function that returns memory it allocated: what it returns has a shadow
- * even when its arguments are inactive. */
+/* A function that returns memory it allocated, itself or in a struct
+ * returned by value: what it returns has a shadow even when its arguments
+ * are inactive. */
 static bool returns_fresh_memory(LLVMValueRef fn, int depth) {
-  if (!fn || LLVMIsDeclaration(fn) ||
-      LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(fn))) != LLVMPointerTypeKind)
+  LLVMTypeRef type = fn ? LLVMGetReturnType(LLVMGlobalGetValueType(fn)) : NULL;
+  if (!fn || LLVMIsDeclaration(fn) || !kn_type_has_pointers(type))
     return false;
-  bool any = false;
+  bool pointer = LLVMGetTypeKind(type) == LLVMPointerTypeKind, any = false;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
     if (!ret || LLVMGetInstructionOpcode(ret) != LLVMRet)
       continue;
-    if (!is_fresh(LLVMGetOperand(ret, 0), depth))
+    LLVMValueRef value = LLVMGetOperand(ret, 0);
+    if (pointer ? !is_fresh(value, depth) : !fresh_aggregate(value, depth))
       return false;
-    any |= !LLVMIsNull(LLVMGetOperand(ret, 0));
+    any |= !LLVMIsNull(value) && !LLVMIsUndef(value);
   }
   return any;
 }

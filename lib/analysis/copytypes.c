@@ -48,7 +48,22 @@ static LLVMTypeRef accessed_type(LLVMValueRef inst, LLVMValueRef *at) {
   return NULL;
 }
 
+/* An array of chars (a local `char tmp[64]`, a node's `unsigned char
+ * _M_storage[16]`) is raw storage, which may hold anything: no evidence of
+ * what a copy moves. */
+static bool raw_bytes(LLVMTypeRef type) {
+  TypeLeaf *leaves = NULL;
+  kn_type_leaves(type, 0, NULL, &leaves);
+  bool bytes = arrlen(leaves) > 0;
+  for (ptrdiff_t i = 0; i < arrlen(leaves) && bytes; i++)
+    bytes = is_byte(leaves[i].type);
+  arrfree(leaves);
+  return bytes;
+}
+
 static void add_type(LLVMTypeRef **types, LLVMTypeRef type) {
+  if (raw_bytes(type))
+    return;
   for (ptrdiff_t i = 0; i < arrlen(*types); i++)
     if ((*types)[i] == type)
       return;

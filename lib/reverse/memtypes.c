@@ -372,8 +372,11 @@ MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call) {
   }
   LLVMTypeRef noted = copytypes_of(call);
   if (!m.floats && !m.pointers && !m.ints && noted) {
+    /* Bytes (a node's `unsigned char _M_storage[16]`, std::function's
+     * _Any_data) are raw storage, which may hold anything: no evidence
+     * that the copy moves no floats. */
     note_type(&m, noted);
-    m.declared = true;
+    m.declared = m.floats || m.pointers || m.ints;
   }
   return m;
 }

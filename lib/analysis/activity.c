@@ -150,6 +150,27 @@ static bool returns_fresh_memory(LLVMValueRef fn, int depth) {
   return any;
 }
 
+/* A function given no pointers that allocates and returns pointers (in a
+ * struct it fills through a constructor: std::get_temporary_buffer(n),
+ * which std::stable_sort calls, returns {operator new(n, nothrow), n} as a
+ * std::pair built by pair's constructor, where returns_fresh_memory cannot
+ * follow). What it returns can only be memory it allocated, a global or
+ * null: differentiated, its call hands back the shadow of each. */
+static bool allocates_and_returns_pointers(LLVMValueRef fn) {
+  if (!fn || LLVMIsDeclaration(fn) || !kn_type_has_pointers(LLVMGetReturnType(LLVMGlobalGetValueType(fn))))
+    return false;
+  for (LLVMValueRef param = LLVMGetFirstParam(fn); param; param = LLVMGetNextParam(param))
+    if (kn_type_has_pointers(LLVMTypeOf(param)))
+      return false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      const Rule *rule = kn_is_call_site(inst) ? rule_for_call(inst) : NULL;
+      if (rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC))
+        return true;
+    }
+  return false;
+}
+
 /* The function pointer `call` was made through: its callee, or for a
  * direct call that analysis/devirt.c made, the pointer it compared with the
  * call's function; NULL for a call written direct. */
@@ -233,7 +254,7 @@ static bool call_is_varied(ValueSet *varied, LLVMValueRef call) {
                                    (custom && (custom->forward || custom->augmented)));
   return differentiable && activity_differentiable_type(LLVMTypeOf(call)) &&
          (activity_any_operand(varied, call, 0, nargs) || returns_fresh_memory(callee, 0) ||
-          globals_reached_by(callee));
+          allocates_and_returns_pointers(callee) || globals_reached_by(callee));
 }
 
 void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *count) {

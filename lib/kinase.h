@@ -695,6 +695,12 @@ bool activity_call_carries(ValueSet *varied, LLVMValueRef call);
  * constructor passing 0 for a data pointer that other constructors pass a
  * shadowed one for stores it where a shadow is expected either way. */
 bool activity_null_pointer_argument(LLVMValueRef arg);
+/* An argument that is its own shadow: such a null pointer, or a function
+ * (Kinase never reads through a function pointer's shadow): the callee
+ * gets it as a parameter with a shadow, so that storing it into memory
+ * with a shadow (`Map(const Vec &a, double (*f)(double)) : a(a), f(f)`)
+ * stores one there too. */
+bool activity_own_shadow_argument(LLVMValueRef arg);
 
 /* ---- globals.c: shadows of mutable globals ---- */
 

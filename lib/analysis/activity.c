@@ -575,3 +575,7 @@ bool activity_call_carries(ValueSet *varied, LLVMValueRef call) {
 bool activity_null_pointer_argument(LLVMValueRef arg) {
   return kn_is_pointer_type(LLVMTypeOf(arg)) && (LLVMIsNull(arg) || LLVMIsUndef(arg) || LLVMIsPoison(arg));
 }
+
+bool activity_own_shadow_argument(LLVMValueRef arg) {
+  return activity_null_pointer_argument(arg) || LLVMIsAFunction(kn_strip_casts(arg));
+}

@@ -211,7 +211,7 @@ static void call_derivative(Forward *f, LLVMValueRef call, LLVMValueRef callee, 
   for (unsigned i = 0; i < nargs; i++) {
     LLVMValueRef arg = LLVMGetOperand(call, i);
     args[n++] = arg;
-    sig.params[i] = is_varied(f, arg) || activity_null_pointer_argument(arg) ? ACT_DUP : ACT_CONST;
+    sig.params[i] = is_varied(f, arg) || activity_own_shadow_argument(arg) ? ACT_DUP : ACT_CONST;
     for (f->lane = first; sig.params[i] == ACT_DUP && f->lane < first + lanes; f->lane++)
       args[n++] = tangent_of(f, arg, call);
     f->lane = first;

@@ -109,7 +109,7 @@ Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee)
   sig.nparams = LLVMGetNumArgOperands(call);
   for (unsigned i = 0; i < sig.nparams; i++) {
     LLVMValueRef arg = LLVMGetOperand(call, i);
-    sig.params[i] = activity_null_pointer_argument(arg)       ? ACT_DUP
+    sig.params[i] = activity_own_shadow_argument(arg)       ? ACT_DUP
                     : !is_varied(r, arg)                      ? ACT_CONST
                     : kn_is_pointer_type(LLVMTypeOf(arg))     ? ACT_DUP
                     : vset_has(&r->addresses, arg)           ? ACT_DUP

@@ -92,6 +92,9 @@ LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);
 LLVMValueRef kn_strip_casts(LLVMValueRef value);
 LLVMValueRef kn_underlying_object(LLVMValueRef ptr); /* through GEPs and casts */
+/* The base `p` is a constant byte offset from, through GEPs with constant
+ * indices only; false where an index varies. */
+bool kn_constant_offset(LLVMValueRef p, LLVMValueRef *base, int64_t *offset);
 /* Drops an instruction's metadata (ranges, nonnull, alias scopes): a copy
  * working on shadows or recomputing a value may not meet it. */
 void kn_drop_metadata(LLVMValueRef inst);
@@ -538,6 +541,9 @@ void devirt_indirect_calls(LLVMValueRef fn);
 LLVMValueRef *devirt_candidates(LLVMValueRef call);
 /* Whether `call` is that kept indirect call. */
 bool devirt_is_fallback(LLVMValueRef call);
+/* Why an indirect call was left as it is, to end its error message: too
+ * many candidates, or none; malloc'd. */
+char *devirt_why_indirect(LLVMValueRef call);
 /* A shadow for the result of that call where one is needed: the
  * derivative of `subject` stops right after the call. */
 LLVMValueRef devirt_fallback_shadow(LLVMValueRef call, LLVMValueRef subject);
@@ -545,6 +551,14 @@ LLVMValueRef devirt_fallback_shadow(LLVMValueRef call, LLVMValueRef subject);
  * derivative of `subject`, a stop with a message (once per call): the
  * callee is unknown. */
 void devirt_guard_fallback(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef subject);
+
+/* ---- vtables.c: virtual calls ---- */
+
+/* Where `call` loads its callee from a slot of a vtable, drops from
+ * `candidates` (a stb_ds array) the functions only vtables hold, and none
+ * of them at that slot. */
+void vtable_narrow_candidates(LLVMValueRef call, LLVMValueRef **candidates);
+
 void simplify_after(LLVMValueRef fn);
 /* Loops with preheaders and LCSSA phis, rotated (so that their bodies run
  * at least once where they are entered) and with invariants hoisted out. */
@@ -698,6 +712,12 @@ bool activity_call_carries(ValueSet *varied, LLVMValueRef call);
  * constructor passing 0 for a data pointer that other constructors pass a
  * shadowed one for stores it where a shadow is expected either way. */
 bool activity_null_pointer_argument(LLVMValueRef arg);
+/* An argument that is its own shadow: such a null pointer, or a function
+ * (Kinase never reads through a function pointer's shadow): the callee
+ * gets it as a parameter with a shadow, so that storing it into memory
+ * with a shadow (`Map(const Vec &a, double (*f)(double)) : a(a), f(f)`)
+ * stores one there too. */
+bool activity_own_shadow_argument(LLVMValueRef arg);
 
 /* ---- globals.c: shadows of mutable globals ---- */
 

@@ -530,6 +530,15 @@ static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
     }
     if (kn_module.gpu && needed == 2 && kn_is_pointer_type(type) && owns_shadow(r, i, r->actual[cursor - 1]))
       sig->owned |= 1ull << i;
+    /* A function passed enzyme_const (a callback) is its own shadow, as
+     * in the function's calls (activity_own_shadow_argument): the
+     * function may store it into memory with a shadow, a local struct. */
+    if (act == ACT_CONST && kn_is_pointer_type(type) && LLVMIsAFunction(kn_strip_casts(r->actual[cursor - 1]))) {
+      for (unsigned lane = 0; lane < r->width; lane++)
+        if (!push_arg(r, i, true, r->actual[cursor - 1], type))
+          return false;
+      act = ACT_DUP;
+    }
     sig->params[i] = act;
   }
   *read = cursor;

@@ -15,30 +15,11 @@
 /* The byte offset of the constant GEP chain from `p` down to its local
  * slot, or false if some index is not constant or `p` is not in one. */
 bool abi_offset_in_slot(LLVMValueRef p, LLVMValueRef *slot, unsigned long long *offset) {
-  *offset = 0;
-  while (LLVMIsAGetElementPtrInst(p)) {
-    LLVMTypeRef type = LLVMGetGEPSourceElementType(p);
-    for (unsigned i = 1, n = (unsigned)LLVMGetNumOperands(p); i < n; i++) {
-      LLVMValueRef index = LLVMGetOperand(p, i);
-      if (!LLVMIsAConstantInt(index))
-        return false;
-      long long k = LLVMConstIntGetSExtValue(index);
-      if (i == 1) {
-        *offset += (unsigned long long)k * LLVMABISizeOfType(kn_module.layout, type);
-      } else if (LLVMGetTypeKind(type) == LLVMStructTypeKind) {
-        *offset += LLVMOffsetOfElement(kn_module.layout, type, (unsigned)k);
-        type = LLVMStructGetTypeAtIndex(type, (unsigned)k);
-      } else if (LLVMGetTypeKind(type) == LLVMArrayTypeKind) {
-        type = LLVMGetElementType(type);
-        *offset += (unsigned long long)k * LLVMABISizeOfType(kn_module.layout, type);
-      } else {
-        return false;
-      }
-    }
-    p = LLVMGetOperand(p, 0);
-  }
-  *slot = p;
-  return LLVMIsAAllocaInst(p) != NULL;
+  int64_t at = 0;
+  if (!kn_constant_offset(p, slot, &at))
+    return false;
+  *offset = (unsigned long long)at;
+  return LLVMIsAAllocaInst(*slot) != NULL;
 }
 
 /* Whether `v` loads a part of a local structure or array (smaller than

@@ -33,17 +33,79 @@ static bool indirect_returns_fresh(LLVMValueRef call, int depth) {
   return fresh;
 }
 
+static bool is_fresh(LLVMValueRef v, int depth);
+static bool fresh_aggregate(LLVMValueRef v, int depth);
+
+/* Whether every store into the local at `address` (and through GEPs from
+ * it) of a value holding pointers stores fresh memory, and nothing else
+ * writes it: clang's slot for a struct returned by value at -O0. */
+static bool slot_holds_fresh(LLVMValueRef address, int depth) {
+  for (LLVMUseRef use = LLVMGetFirstUse(address); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsALoadInst(user))
+      continue;
+    if (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == address) {
+      if (!slot_holds_fresh(user, depth))
+        return false;
+      continue;
+    }
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 1) != address)
+      return false;
+    LLVMValueRef stored = LLVMGetOperand(user, 0);
+    if (!kn_type_has_pointers(LLVMTypeOf(stored)))
+      continue;
+    if (kn_is_pointer_type(LLVMTypeOf(stored)) ? !is_fresh(stored, depth + 1) : !fresh_aggregate(stored, depth + 1))
+      return false;
+  }
+  return true;
+}
+
+/* Whether the pointers in the struct value `v` are all fresh memory (or
+ * null): a struct {double *p; long n;} a helper fills with malloc's result
+ * and returns by value. */
+static bool fresh_aggregate(LLVMValueRef v, int depth) {
+  if (depth > 6)
+    return false;
+  if (LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v))
+    return true;
+  if (LLVMIsAInsertValueInst(v)) {
+    LLVMValueRef part = LLVMGetOperand(v, 1);
+    bool ok = !kn_type_has_pointers(LLVMTypeOf(part)) ||
+              (kn_is_pointer_type(LLVMTypeOf(part)) ? is_fresh(part, depth + 1) : fresh_aggregate(part, depth + 1));
+    return ok && fresh_aggregate(LLVMGetOperand(v, 0), depth + 1);
+  }
+  if (LLVMIsAPHINode(v)) {
+    for (unsigned i = 0, n = LLVMCountIncoming(v); i < n; i++)
+      if (!fresh_aggregate(LLVMGetIncomingValue(v, i), depth + 1))
+        return false;
+    return true;
+  }
+  if (LLVMIsALoadInst(v) && LLVMIsAAllocaInst(LLVMGetOperand(v, 0)))
+    return slot_holds_fresh(LLVMGetOperand(v, 0), depth);
+  if (kn_is_call_site(v))
+    return kn_called_function(v) && returns_fresh_memory(kn_called_function(v), depth + 1);
+  return false;
+}
+
 /* Whether `v` is memory just allocated: an allocation call, a call of a
- * function returning such memory, or (unoptimised code) a load of a local
- * slot every store to which is such memory. A null pointer counts too (its
- * shadow is null): allocators return one for a size of zero. `depth` bounds
- * the search. */
+ * function returning such memory, a phi of such pointers, or (unoptimised
+ * code) a load of a local slot every store to which is such memory. A null
+ * pointer counts too (its shadow is null): allocators return one for a
+ * size of zero. `depth` bounds the search. */
 static bool is_fresh(LLVMValueRef v, int depth) {
   if (depth > 6)
     return false;
   LLVMValueRef object = kn_underlying_object(v);
   if (LLVMIsNull(object))
     return true;
+  if (LLVMIsAPHINode(object)) {
+    for (unsigned i = 0, n = LLVMCountIncoming(object); i < n; i++)
+      if (!is_fresh(LLVMGetIncomingValue(object, i), depth + 1))
+        return false;
+    return true;
+  }
+  if (LLVMIsAExtractValueInst(object))
+    return fresh_aggregate(LLVMGetOperand(object, 0), depth + 1);
   if (kn_is_call_site(object)) {
     const Rule *rule = rule_for_call(object);
     if (rule)
@@ -68,22 +130,45 @@ static bool is_fresh(LLVMValueRef v, int depth) {
   return any;
 }
 
-/* A function that returns memory it allocated: what it returns has a shadow
- * even when its arguments are inactive. */
+/* A function that returns memory it allocated, itself or in a struct
+ * returned by value: what it returns has a shadow even when its arguments
+ * are inactive. */
 static bool returns_fresh_memory(LLVMValueRef fn, int depth) {
-  if (!fn || LLVMIsDeclaration(fn) ||
-      LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(fn))) != LLVMPointerTypeKind)
+  LLVMTypeRef type = fn ? LLVMGetReturnType(LLVMGlobalGetValueType(fn)) : NULL;
+  if (!fn || LLVMIsDeclaration(fn) || !kn_type_has_pointers(type))
     return false;
-  bool any = false;
+  bool pointer = LLVMGetTypeKind(type) == LLVMPointerTypeKind, any = false;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
     if (!ret || LLVMGetInstructionOpcode(ret) != LLVMRet)
       continue;
-    if (!is_fresh(LLVMGetOperand(ret, 0), depth))
+    LLVMValueRef value = LLVMGetOperand(ret, 0);
+    if (pointer ? !is_fresh(value, depth) : !fresh_aggregate(value, depth))
       return false;
-    any |= !LLVMIsNull(LLVMGetOperand(ret, 0));
+    any |= !LLVMIsNull(value) && !LLVMIsUndef(value);
   }
   return any;
+}
+
+/* A function given no pointers that allocates and returns pointers (in a
+ * struct it fills through a constructor: std::get_temporary_buffer(n),
+ * which std::stable_sort calls, returns {operator new(n, nothrow), n} as a
+ * std::pair built by pair's constructor, where returns_fresh_memory cannot
+ * follow). What it returns can only be memory it allocated, a global or
+ * null: differentiated, its call hands back the shadow of each. */
+static bool allocates_and_returns_pointers(LLVMValueRef fn) {
+  if (!fn || LLVMIsDeclaration(fn) || !kn_type_has_pointers(LLVMGetReturnType(LLVMGlobalGetValueType(fn))))
+    return false;
+  for (LLVMValueRef param = LLVMGetFirstParam(fn); param; param = LLVMGetNextParam(param))
+    if (kn_type_has_pointers(LLVMTypeOf(param)))
+      return false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+      const Rule *rule = kn_is_call_site(inst) ? rule_for_call(inst) : NULL;
+      if (rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC))
+        return true;
+    }
+  return false;
 }
 
 /* The function pointer `call` was made through: its callee, or for a
@@ -169,7 +254,7 @@ static bool call_is_varied(ValueSet *varied, LLVMValueRef call) {
                                    (custom && (custom->forward || custom->augmented)));
   return differentiable && activity_differentiable_type(LLVMTypeOf(call)) &&
          (activity_any_operand(varied, call, 0, nargs) || returns_fresh_memory(callee, 0) ||
-          globals_reached_by(callee));
+          allocates_and_returns_pointers(callee) || globals_reached_by(callee));
 }
 
 void activity_structural_operands(LLVMOpcode op, unsigned *first, unsigned *count) {
@@ -489,4 +574,8 @@ bool activity_call_carries(ValueSet *varied, LLVMValueRef call) {
 
 bool activity_null_pointer_argument(LLVMValueRef arg) {
   return kn_is_pointer_type(LLVMTypeOf(arg)) && (LLVMIsNull(arg) || LLVMIsUndef(arg) || LLVMIsPoison(arg));
+}
+
+bool activity_own_shadow_argument(LLVMValueRef arg) {
+  return activity_null_pointer_argument(arg) || LLVMIsAFunction(kn_strip_casts(arg));
 }

@@ -48,7 +48,22 @@ static LLVMTypeRef accessed_type(LLVMValueRef inst, LLVMValueRef *at) {
   return NULL;
 }
 
+/* An array of chars (a local `char tmp[64]`, a node's `unsigned char
+ * _M_storage[16]`) is raw storage, which may hold anything: no evidence of
+ * what a copy moves. */
+static bool raw_bytes(LLVMTypeRef type) {
+  TypeLeaf *leaves = NULL;
+  kn_type_leaves(type, 0, NULL, &leaves);
+  bool bytes = arrlen(leaves) > 0;
+  for (ptrdiff_t i = 0; i < arrlen(leaves) && bytes; i++)
+    bytes = is_byte(leaves[i].type);
+  arrfree(leaves);
+  return bytes;
+}
+
 static void add_type(LLVMTypeRef **types, LLVMTypeRef type) {
+  if (raw_bytes(type))
+    return;
   for (ptrdiff_t i = 0; i < arrlen(*types); i++)
     if ((*types)[i] == type)
       return;
@@ -278,6 +293,34 @@ static bool copy_as_value(LLVMValueRef call, LLVMTypeRef *types) {
   return true;
 }
 
+/* Whether every use of `load` stores it: a copy of what it read. */
+static bool only_stored(LLVMValueRef load) {
+  for (LLVMUseRef use = LLVMGetFirstUse(load); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 0) != load)
+      return false;
+  }
+  return LLVMGetFirstUse(load) != NULL;
+}
+
+/* An integer load only stored elsewhere (`_M_head_impl(std::forward<int>(h))`
+ * in std::tuple's _Head_base at -O0, the int's field at offset 0 of its
+ * struct) is a copy whose type, once instcombine folds the field's address
+ * into the struct's, nothing says: the memory could as well hold a float's
+ * bits. Marked with the scalar either address declares, as copy_as_value's
+ * loads are. */
+static void mark_integer_copy(LLVMValueRef load) {
+  LLVMTypeRef type = LLVMTypeOf(load);
+  if (LLVMGetTypeKind(type) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(type) <= 8 || !only_stored(load))
+    return;
+  uint64_t bytes = LLVMABISizeOfType(kn_module.layout, type);
+  LLVMTypeRef declared = one_scalar_at(LLVMGetOperand(load, 0), bytes);
+  for (LLVMUseRef use = LLVMGetFirstUse(load); use && !declared; use = LLVMGetNextUse(use))
+    declared = one_scalar_at(LLVMGetOperand(LLVMGetUser(use), 1), bytes);
+  if (declared)
+    mark(load, declared);
+}
+
 bool copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
   bool as_values = false;
   noting.copy = fn;
@@ -285,6 +328,8 @@ bool copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb), next; inst; inst = next) {
       next = LLVMGetNextInstruction(inst);
+      if (LLVMIsALoadInst(inst) && !LLVMGetMetadata(inst, mark_kind()))
+        mark_integer_copy(inst);
       const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
       if (!rule || rule->kind != RULE_MEMCPY || rule->cuda)
         continue;

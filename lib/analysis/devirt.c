@@ -57,9 +57,23 @@ static LLVMValueRef *candidates_of_type(LLVMTypeRef type) {
 
 LLVMValueRef *devirt_candidates(LLVMValueRef call) {
   LLVMValueRef *found = candidates_of_type(LLVMGetCalledFunctionType(call));
+  vtable_narrow_candidates(call, &found);
   if (arrlen(found) > MAX_CANDIDATES)
     arrfree(found);
   return found;
+}
+
+char *devirt_why_indirect(LLVMValueRef call) {
+  LLVMValueRef *found = candidates_of_type(LLVMGetCalledFunctionType(call));
+  vtable_narrow_candidates(call, &found);
+  ptrdiff_t n = arrlen(found);
+  arrfree(found);
+  if (!n)
+    return kn_strdup_printf(": no function of its type has its address taken in this translation unit");
+  if (n <= MAX_CANDIDATES)
+    return kn_strdup_printf("%s", "");
+  return kn_strdup_printf(": it may reach any of %td functions of its type, more than the %d Kinase "
+                          "compares the pointer with", n, MAX_CANDIDATES);
 }
 
 /* callee == candidates[0] ? candidates[0](...) : ... : marked callee(...) */

@@ -156,6 +156,9 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     warp_inline_integer_shuffles(copy);
   } else
     rule_inline_host_calls(copy);
+  /* The inlined callees' own indirect calls (`L->ops->act(z)` in a helper
+   * taking the struct of function pointers) */
+  devirt_indirect_calls(copy);
   variadic_fix_calls(copy);
   half_math_wrap_calls(copy);
   nvvm_scoped_atomics_as_rmw(copy);

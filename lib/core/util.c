@@ -174,6 +174,33 @@ LLVMValueRef kn_underlying_object(LLVMValueRef ptr) {
   }
 }
 
+bool kn_constant_offset(LLVMValueRef p, LLVMValueRef *base, int64_t *offset) {
+  *offset = 0;
+  while (LLVMIsAGetElementPtrInst(p)) {
+    LLVMTypeRef type = LLVMGetGEPSourceElementType(p);
+    for (unsigned i = 1, n = (unsigned)LLVMGetNumOperands(p); i < n; i++) {
+      LLVMValueRef index = LLVMGetOperand(p, i);
+      if (!LLVMIsAConstantInt(index))
+        return false;
+      long long k = LLVMConstIntGetSExtValue(index);
+      if (i == 1) {
+        *offset += k * (int64_t)LLVMABISizeOfType(kn_module.layout, type);
+      } else if (LLVMGetTypeKind(type) == LLVMStructTypeKind) {
+        *offset += (int64_t)LLVMOffsetOfElement(kn_module.layout, type, (unsigned)k);
+        type = LLVMStructGetTypeAtIndex(type, (unsigned)k);
+      } else if (LLVMGetTypeKind(type) == LLVMArrayTypeKind) {
+        type = LLVMGetElementType(type);
+        *offset += k * (int64_t)LLVMABISizeOfType(kn_module.layout, type);
+      } else {
+        return false;
+      }
+    }
+    p = LLVMGetOperand(p, 0);
+  }
+  *base = p;
+  return true;
+}
+
 void kn_drop_metadata(LLVMValueRef inst) {
   size_t n;
   LLVMValueMetadataEntry *entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(inst, &n);

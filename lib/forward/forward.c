@@ -211,7 +211,7 @@ static void call_derivative(Forward *f, LLVMValueRef call, LLVMValueRef callee, 
   for (unsigned i = 0; i < nargs; i++) {
     LLVMValueRef arg = LLVMGetOperand(call, i);
     args[n++] = arg;
-    sig.params[i] = is_varied(f, arg) || activity_null_pointer_argument(arg) ? ACT_DUP : ACT_CONST;
+    sig.params[i] = is_varied(f, arg) || activity_own_shadow_argument(arg) ? ACT_DUP : ACT_CONST;
     for (f->lane = first; sig.params[i] == ACT_DUP && f->lane < first + lanes; f->lane++)
       args[n++] = tangent_of(f, arg, call);
     f->lane = first;
@@ -519,7 +519,9 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
   if (!callee && devirt_is_fallback(call)) {
     devirt_guard_fallback(f->b, call, f->sig->fn);
   } else if (!callee) {
-    fail(f, call, "it makes an indirect call%s with differentiated arguments", "");
+    char *why = devirt_why_indirect(call);
+    fail(f, call, "it makes an indirect call with differentiated arguments%s", why);
+    free(why);
   } else if (LLVMIsDeclaration(callee)) {
     fail(f, call,
          LLVMGetIntrinsicID(callee) ? "intrinsic '%s' has no derivative rule"

@@ -8,6 +8,7 @@
 #include "reverse.h"
 
 #include <stb/stb_ds.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the augmented forward sweep ---- */
@@ -108,7 +109,7 @@ Signature rev_call_signature(Reverse *r, LLVMValueRef call, LLVMValueRef callee)
   sig.nparams = LLVMGetNumArgOperands(call);
   for (unsigned i = 0; i < sig.nparams; i++) {
     LLVMValueRef arg = LLVMGetOperand(call, i);
-    sig.params[i] = activity_null_pointer_argument(arg)       ? ACT_DUP
+    sig.params[i] = activity_own_shadow_argument(arg)       ? ACT_DUP
                     : !is_varied(r, arg)                      ? ACT_CONST
                     : kn_is_pointer_type(LLVMTypeOf(arg))     ? ACT_DUP
                     : vset_has(&r->addresses, arg)           ? ACT_DUP
@@ -466,6 +467,12 @@ static void clear_shared_shadow(Reverse *r, LLVMValueRef store) {
   vset_add(&r->shadow_code, clear);
 }
 
+static void fail_indirect_call(Reverse *r, LLVMValueRef call) {
+  char *why = devirt_why_indirect(call);
+  fail(r, call, "it makes an indirect call with differentiated arguments%s", why);
+  free(why);
+}
+
 static void augment_instruction(Reverse *r, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   if (augment_pointer_copy(r, inst))
@@ -495,7 +502,7 @@ static void augment_instruction(Reverse *r, LLVMValueRef inst) {
     if (!callee && devirt_is_fallback(inst))
       devirt_guard_fallback(r->ab, inst, r->sig->fn);
     else if (!callee)
-      fail(r, inst, "it makes an indirect call%s with differentiated arguments", "");
+      fail_indirect_call(r, inst);
     else if (registry_of(callee) && registry_of(callee)->augmented)
       augment_custom_call(r, inst, registry_of(callee));
     else if (LLVMIsDeclaration(callee))

@@ -109,9 +109,74 @@ static bool integer_as_number(LLVMValueRef inst) {
   return load ? !only_moved(inst) : !LLVMIsALoadInst(value);
 }
 
-/* `skip`, an integer copy being decided, and its stores are no evidence. */
-static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef p2,
-                                       LLVMValueRef skip) {
+/* The bytes a copy reads or writes: `length` from `offset` past `base`
+ * (through constant GEPs); base NULL where the address says no offset. */
+typedef struct {
+  LLVMValueRef base;
+  int64_t offset;
+  uint64_t length;
+} Window;
+
+static Window window_of(LLVMValueRef p, uint64_t length) {
+  Window w = {0};
+  if (length && kn_constant_offset(p, &w.base, &w.offset) && w.base == kn_underlying_object(p))
+    w.length = length;
+  else
+    w.base = NULL;
+  return w;
+}
+
+/* Whether an access of `bytes` at `at` may touch the window: it does
+ * unless both are at known offsets from the same base and lie apart (a
+ * class's vtable pointer beside the Vec3 member its constructor copies). */
+static bool may_touch(const Window *w, LLVMValueRef at, uint64_t bytes) {
+  LLVMValueRef base;
+  int64_t offset;
+  if (!w || !w->base || !bytes || !kn_constant_offset(at, &base, &offset) || base != w->base)
+    return true;
+  return offset < w->offset + (int64_t)w->length && w->offset < offset + (int64_t)bytes;
+}
+
+/* The bytes a load or store accesses; 0 for anything else. */
+static uint64_t access_bytes(LLVMValueRef inst) {
+  LLVMTypeRef type = LLVMIsALoadInst(inst)    ? LLVMTypeOf(inst)
+                     : LLVMIsAStoreInst(inst) ? LLVMTypeOf(LLVMGetOperand(inst, 0))
+                                              : NULL;
+  return type ? LLVMStoreSizeOfType(kn_module.layout, type) : 0;
+}
+
+static bool is_sixteen_bit(LLVMTypeRef type) { return kn_sixteen_bit_float(type) != NULL; }
+
+static void note_local(MemoryTypes *m, LLVMValueRef local, const Window *w) {
+  LLVMTypeRef type = LLVMGetAllocatedType(local);
+  MemoryTypes own = {0};
+  if (!w || w->base != local) {
+    note_type(&own, type);
+  } else {
+    /* Only the fields the window covers. */
+    TypeLeaf *leaves = NULL;
+    kn_type_leaves(type, 0, is_sixteen_bit, &leaves);
+    for (ptrdiff_t i = 0; i < arrlen(leaves); i++) {
+      uint64_t size = LLVMABISizeOfType(kn_module.layout, leaves[i].type);
+      if ((int64_t)leaves[i].offset < w->offset + (int64_t)w->length &&
+          w->offset < (int64_t)(leaves[i].offset + size))
+        note_type(&own, leaves[i].type);
+    }
+    arrfree(leaves);
+  }
+  if (own.floats)
+    note_type(m, own.floats);
+  m->mixed_floats |= own.mixed_floats;
+  m->pointers |= own.pointers;
+  m->ints |= own.ints;
+  m->numbers |= own.ints;
+}
+
+/* `skip`, an integer copy being decided, and its stores are no evidence.
+ * With windows (a copy of known length), accesses to the same objects at
+ * other known offsets are none either. */
+static MemoryTypes memory_types_in(Reverse *r, LLVMValueRef p1, LLVMValueRef p2, LLVMValueRef skip,
+                                   const Window windows[2]) {
   LLVMValueRef bases[2] = {object_of(r, p1), object_of(r, p2)};
   MemoryTypes m = {0};
   for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
@@ -127,6 +192,9 @@ static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef
       LLVMValueRef base = object_of(r, at);
       if (base != bases[0] && base != bases[1])
         continue;
+      uint64_t bytes = access_bytes(inst);
+      if (windows && !(may_touch(&windows[0], at, bytes) && may_touch(&windows[1], at, bytes)))
+        continue;
       note_type(&m, LLVMIsALoadInst(inst)    ? LLVMTypeOf(inst)
                     : LLVMIsAStoreInst(inst) ? LLVMTypeOf(LLVMGetOperand(inst, 0))
                                              : LLVMGetGEPSourceElementType(inst));
@@ -134,14 +202,14 @@ static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef
     }
   for (int i = 0; i < 2; i++) {
     LLVMValueRef base = kn_underlying_object(i ? p2 : p1);
-    if (LLVMIsAAllocaInst(base)) {
-      MemoryTypes local = {0};
-      note_type(&local, LLVMGetAllocatedType(base));
-      note_type(&m, LLVMGetAllocatedType(base));
-      m.numbers |= local.ints;
-    }
+    if (LLVMIsAAllocaInst(base))
+      note_local(&m, base, windows ? &windows[i] : NULL);
   }
   return m;
+}
+
+static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef p2, LLVMValueRef skip) {
+  return memory_types_in(r, p1, p2, skip, NULL);
 }
 
 /* ---- integer copies ----
@@ -290,11 +358,25 @@ MemoryTypes rev_memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
 }
 
 MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call) {
-  MemoryTypes m = rev_memory_types(r, LLVMGetOperand(call, 0), LLVMGetOperand(call, 1));
+  LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1), length = LLVMGetOperand(call, 2);
+  uint64_t bytes = LLVMIsAConstantInt(length) ? LLVMConstIntGetZExtValue(length) : 0;
+  MemoryTypes m = memory_types_in(r, dst, src, NULL, NULL);
+  if (m.pointers && m.floats) {
+    /* Both may be beside the copied bytes (a constructor copying a
+     * member of doubles into an object that starts with its vtable
+     * pointer): what accesses the bytes themselves says, if anything. */
+    Window windows[2] = {window_of(dst, bytes), window_of(src, bytes)};
+    MemoryTypes own = memory_types_in(r, dst, src, NULL, windows);
+    if (own.floats || own.pointers || own.ints)
+      m = own;
+  }
   LLVMTypeRef noted = copytypes_of(call);
   if (!m.floats && !m.pointers && !m.ints && noted) {
+    /* Bytes (a node's `unsigned char _M_storage[16]`, std::function's
+     * _Any_data) are raw storage, which may hold anything: no evidence
+     * that the copy moves no floats. */
     note_type(&m, noted);
-    m.declared = true;
+    m.declared = m.floats || m.pointers || m.ints;
   }
   return m;
 }

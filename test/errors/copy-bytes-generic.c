@@ -2,8 +2,9 @@
 // function being differentiated: in the callee nothing says what the bytes
 // are (the char arithmetic is only addresses), and at -O0 neither does the
 // caller (no TBAA on its `double *`), so the copies' element type is
-// undecidable. An error at the copy, not a derivative that moves no
-// adjoints. From -O1 the caller's pointer TBAA decides it
+// undecidable. An error at the copy (the last, which the reverse sweep
+// meets first: `tmp`, an array of chars, is raw storage, no evidence that
+// no floats move), not a derivative that moves no adjoints. From -O1 the caller's pointer TBAA decides it
 // (test/c/memcpy-caller-typed.c).
 // RUN: not %kinase-cc -g -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <kinase.h>
@@ -12,8 +13,8 @@
 __attribute__((noinline)) static void swap(void *base, size_t i, size_t j, size_t size) {
   char tmp[64];
   memcpy(tmp, (char *)base + i * size, size);
-  // CHECK: {{.*}}copy-bytes-generic.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate 'swap': it copies memory (memcpy) whose element type Kinase cannot decide: it must hold floats of one type
   memcpy((char *)base + i * size, (char *)base + j * size, size);
+  // CHECK: {{.*}}copy-bytes-generic.c:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate 'swap': it copies memory (memcpy) whose element type Kinase cannot decide: it must hold floats of one type
   memcpy((char *)base + j * size, tmp, size);
 }
 

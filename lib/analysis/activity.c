@@ -87,9 +87,55 @@ static bool fresh_aggregate(LLVMValueRef v, int depth) {
   return false;
 }
 
+/* `v` as the value it was spilled from at -O0: a load of a local that one
+ * store fills (a parameter kept in its slot), else `v`. */
+static LLVMValueRef unspilled(LLVMValueRef v) {
+  LLVMValueRef slot = LLVMIsALoadInst(v) ? LLVMGetOperand(v, 0) : NULL;
+  if (!slot || !LLVMIsAAllocaInst(slot))
+    return v;
+  LLVMValueRef stored = NULL;
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot) {
+      if (stored)
+        return v;
+      stored = LLVMGetOperand(user, 0);
+    } else if (!LLVMIsALoadInst(user) && !kn_is_call_site(user)) {
+      return v;
+    }
+  }
+  return stored ? stored : v;
+}
+
+/* Whether `call` allocates into the memory at `slot`: posix_memalign(&p,
+ * ...), cudaMalloc(&p, n), cuMemAlloc(&dptr, n), or a function that passes
+ * its parameter on to one (the C++ overload cudaMalloc<T>(T **, size_t) of
+ * cuda_runtime.h): what a helper like `float *zeroed(void) { float *d;
+ * cudaMalloc(&d, 4); ...; return d; }` returns. */
+static bool fills_slot_with_fresh_memory(LLVMValueRef call, LLVMValueRef slot, int depth) {
+  if (depth > 4 || !kn_is_call_site(call))
+    return false;
+  const Rule *rule = rule_for_call(call);
+  if (rule)
+    return rule->kind == RULE_POSIX_MEMALIGN && unspilled(LLVMGetOperand(call, 0)) == slot;
+  LLVMValueRef callee = kn_called_function(call);
+  if (!callee || LLVMIsDeclaration(callee))
+    return false;
+  for (unsigned i = 0, n = LLVMGetNumArgOperands(call); i < n && i < LLVMCountParams(callee); i++) {
+    if (LLVMGetOperand(call, i) != slot)
+      continue;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(callee); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
+        if (fills_slot_with_fresh_memory(inst, LLVMGetParam(callee, i), depth + 1))
+          return true;
+  }
+  return false;
+}
+
 /* Whether `v` is memory just allocated: an allocation call, a call of a
- * function returning such memory, a phi of such pointers, or (unoptimised
- * code) a load of a local slot every store to which is such memory. A null
+ * function returning such memory, a phi of such pointers, or a load of a
+ * local slot every store to which is such memory, or which an allocator
+ * fills. A null
  * pointer counts too (its shadow is null): allocators return one for a
  * size of zero. `depth` bounds the search. */
 static bool is_fresh(LLVMValueRef v, int depth) {
@@ -117,11 +163,14 @@ static bool is_fresh(LLVMValueRef v, int depth) {
   if (!LLVMIsALoadInst(object) || !LLVMIsAAllocaInst(LLVMGetOperand(object, 0)))
     return false;
   bool any = false;
-  for (LLVMUseRef use = LLVMGetFirstUse(LLVMGetOperand(object, 0)); use; use = LLVMGetNextUse(use)) {
+  LLVMValueRef slot = LLVMGetOperand(object, 0);
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
     LLVMValueRef user = LLVMGetUser(use);
-    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == LLVMGetOperand(object, 0)) {
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot) {
       if (!is_fresh(LLVMGetOperand(user, 0), depth + 1))
         return false;
+      any = true;
+    } else if (fills_slot_with_fresh_memory(user, slot, 0)) {
       any = true;
     } else if (!LLVMIsALoadInst(user) && !kn_is_call_site(user)) {
       return false; /* the slot's address escapes */

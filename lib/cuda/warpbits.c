@@ -99,6 +99,23 @@ void warp_inline_integer_shuffles(LLVMValueRef fn) {
   }
 }
 
+/* The users of `bits` that take them back as a float take `value`
+ * instead: through the integer the adjoint did not flow back to the
+ * shuffle, whose transpose then moved zeros. */
+static void float_users_take(LLVMValueRef bits, LLVMValueRef value) {
+  LLVMValueRef *casts = NULL;
+  for (LLVMUseRef use = LLVMGetFirstUse(bits); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsABitCastInst(user) && LLVMTypeOf(user) == LLVMTypeOf(value))
+      arrput(casts, user);
+  }
+  for (ptrdiff_t k = 0; k < arrlen(casts); k++) {
+    LLVMReplaceAllUsesWith(casts[k], value);
+    LLVMInstructionEraseFromParent(casts[k]);
+  }
+  arrfree(casts);
+}
+
 bool warp_float_bit_shuffles(LLVMValueRef fn, LLVMValueRef subject) {
   LLVMValueRef *calls = NULL;
   bool ok = true;
@@ -129,6 +146,7 @@ bool warp_float_bit_shuffles(LLVMValueRef fn, LLVMValueRef subject) {
     LLVMPositionBuilderBefore(b, call);
     LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
     LLVMValueRef moved = LLVMBuildCall2(b, LLVMGlobalGetValueType(shuffle), shuffle, args, 4, "");
+    float_users_take(call, moved);
     LLVMReplaceAllUsesWith(call, LLVMBuildBitCast(b, moved, LLVMTypeOf(call), ""));
     LLVMInstructionEraseFromParent(call);
   }

@@ -33,6 +33,10 @@
 // 'c'); the shuffles' adjoints go back up the warp.
 // CHECK-NOT: __kinase_kwhy__Z11float2_warp
 // CHECK-LABEL: .entry __kinase_krev_dd__Z11float2_warp
+// The transpose sends each lane's adjoint of what it received (it sent
+// the constant -0.0 while the adjoint stayed behind the integer bits):
+// CHECK: shfl.sync.down.b32 {{.*}}|%p
+// CHECK-NEXT: selp.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, 0f00000000
 // CHECK: shfl.sync.up
 // CHECK-LABEL: .entry __kinase_krev_dd__Z13warp_variance
 // CHECK: shfl.sync.bfly

@@ -105,7 +105,10 @@ int main() {
     t_want += want * tx[i];
   }
   check_close(da, sum_x, 2e-2, "dloss/da");
-  check_close(tangent, t_want, 2e-2, "tangent");
+  // The tangent of bsum is summed by 500 bfloat16 atomics (8 bits of
+  // mantissa), rounded at each as the primal's sum is: about 0.2 off on the
+  // H200. Dropping the bfloat16 term would move it by about 5.
+  check_close(tangent, t_want, 8e-2, "tangent");
   device_free_all();
   return check_exit();
 }

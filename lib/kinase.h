@@ -287,6 +287,8 @@ void abi_lower_virtualreverse(LLVMValueRef call);
  * generated: before a function holding requests is copied to be
  * differentiated (a second-order request), and once all are. */
 void abi_size_tape_slots(void);
+/* Deletes the marker globals the program declared and no request uses now. */
+void abi_drop_unused_markers(void);
 void abi_reset(void);
 /* The calls of reverse sweeps that requests made (a stb_ds array). */
 LLVMValueRef *abi_reverse_sweeps(void);

@@ -287,6 +287,8 @@ void abi_lower_virtualreverse(LLVMValueRef call);
  * generated: before a function holding requests is copied to be
  * differentiated (a second-order request), and once all are. */
 void abi_size_tape_slots(void);
+/* Deletes the marker globals the program declared and no request uses now. */
+void abi_drop_unused_markers(void);
 void abi_reset(void);
 /* The calls of reverse sweeps that requests made (a stb_ds array). */
 LLVMValueRef *abi_reverse_sweeps(void);
@@ -1116,6 +1118,9 @@ void cuda_mirror_barrier(LLVMBuilderRef b, LLVMValueRef call, const WarpOp *op, 
 LLVMValueRef cuda_shuffle_transpose(LLVMBuilderRef b, const WarpOp *op, LLVMValueRef *args, LLVMValueRef dy);
 /* Whether all 32 lanes of the warp run this instruction together. */
 LLVMValueRef cuda_warp_is_whole(LLVMBuilderRef b);
+/* Whether `pred` (i1) holds in any lane of a whole warp: an i1, the same
+ * in every lane. */
+LLVMValueRef cuda_warp_any(LLVMBuilderRef b, LLVMValueRef pred);
 /* Whether every lane of a whole warp holds the same value of each of
  * values[0..n) (pointers, integers up to 64 bits, floats): an i1. */
 LLVMValueRef cuda_lanes_agree(LLVMBuilderRef b, LLVMValueRef *values, unsigned n);

@@ -62,6 +62,44 @@ static const UnsupportedMarker *unsupported_marker(LLVMValueRef arg) {
   return NULL;
 }
 
+/* Whether every use of v is a load whose value nothing uses, directly or
+ * through a constant cast (a __device__ global in addrspace(1)); with
+ * `erase`, erases those loads. */
+static bool only_dead_loads(LLVMValueRef v, bool erase) {
+  for (LLVMUseRef use = LLVMGetFirstUse(v), after; use; use = after) {
+    after = LLVMGetNextUse(use);
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsALoadInst(user) && !LLVMGetFirstUse(user)) {
+      if (erase)
+        LLVMInstructionEraseFromParent(user);
+    } else if (!LLVMIsAConstantExpr(user) || !only_dead_loads(user, erase)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Marker globals the program declares itself and no longer uses (but in
+ * the loads -O0 left for the lowered requests), once its requests are
+ * lowered. Left in device code at -O0, an `extern __device__ int
+ * enzyme_dup;` (Enzyme's own tests declare them so) reaches the PTX as an
+ * extern variable nothing defines, which ptxas warns of at every compile. */
+void abi_drop_unused_markers(void) {
+  LLVMValueRef g = LLVMGetFirstGlobal(kn_module.mod);
+  while (g) {
+    LLVMValueRef next = LLVMGetNextGlobal(g);
+    bool marker = false;
+    for (size_t i = 0; i < sizeof markers / sizeof *markers; i++)
+      marker |= is_marker_name(kn_value_name(g), markers[i].name);
+    if (marker && LLVMIsDeclaration(g) && only_dead_loads(g, false)) {
+      only_dead_loads(g, true);
+      LLVMReplaceAllUsesWith(g, LLVMGetPoison(LLVMTypeOf(g)));
+      LLVMDeleteGlobal(g);
+    }
+    g = next;
+  }
+}
+
 /* The marker an argument is (its global, or a load of it), or -1. */
 static int marker_of(LLVMValueRef arg) {
   LLVMValueRef v = marker_global(arg);

@@ -188,6 +188,7 @@ int kn_run_on_module(LLVMModuleRef mod) {
   refuse_address_taken();
   for (ptrdiff_t i = 0; i < arrlen(requests); i++)
     abi_lower_request(requests[i].call, requests[i].kind);
+  abi_drop_unused_markers();
   derive_drain();
   abi_size_tape_slots();
   if (kn_module.gpu) {

@@ -242,6 +242,11 @@ LLVMValueRef cuda_warp_is_whole(LLVMBuilderRef b) {
   return LLVMBuildICmp(b, LLVMIntEQ, active, const32(0xffffffffu), "warp.full");
 }
 
+LLVMValueRef cuda_warp_any(LLVMBuilderRef b, LLVMValueRef pred) {
+  LLVMValueRef args[2] = {const32(0xffffffffu), pred};
+  return kn_call_libc(b, "llvm.nvvm.vote.any.sync", LLVMInt1TypeInContext(ctx()), args, 2);
+}
+
 void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, unsigned n,
                                    LLVMBasicBlockRef agree, LLVMBasicBlockRef disagree) {
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));

@@ -291,6 +291,18 @@ static LLVMValueRef guarded(Reverse *r, LLVMValueRef aug_shadow, LLVMValueRef sh
   return base ? null_shadow_guard(r->b, rev_primal(r, base), shadow, writes) : shadow;
 }
 
+/* Whether other threads of a kernel may read what `address` points to, so
+ * that adjoints added into its shadow must be atomic. A struct passed by
+ * value is the callee's own copy, and so is its shadow (cuda/byval.c, a
+ * request's gathered fields): private memory, where atomics are not even
+ * defined. A function marked enzyme_elementwise_read has the user's word. */
+static bool threads_may_share(Reverse *r, LLVMValueRef address) {
+  const Registration *marked = registry_of(r->sig->fn);
+  LLVMValueRef base = kn_underlying_object(address);
+  bool own_copy = LLVMIsAAllocaInst(base) || vset_has(&r->byval_params, base);
+  return !own_copy && !(marked && marked->elementwise_read);
+}
+
 /* `shadow` is the address in aug; an add moved to the end of its loop
  * iteration (not under a live flag's branch) computes it again there. */
 static void accumulate_unguarded(Reverse *r, LLVMValueRef aug_shadow, LLVMValueRef a, LLVMValueRef load,
@@ -300,12 +312,7 @@ static void accumulate_unguarded(Reverse *r, LLVMValueRef aug_shadow, LLVMValueR
   const Registration *marked = registry_of(r->sig->fn);
   LLVMValueRef base = kn_underlying_object(LLVMGetOperand(load, 0));
   bool elementwise = marked && marked->elementwise_read;
-  /* A struct passed by value is the callee's own copy, and so is its
-   * shadow (cuda/byval.c, a request's gathered fields): private memory,
-   * where atomics are not even defined. */
-  bool own_copy = LLVMIsAAllocaInst(base) || vset_has(&r->byval_params, base);
-  bool shared = !own_copy && !elementwise;
-  if (!kn_module.gpu || !shared || !kn_is_float_type(type)) {
+  if (!kn_module.gpu || !threads_may_share(r, LLVMGetOperand(load, 0)) || !kn_is_float_type(type)) {
     if (kn_module.gpu && elementwise)
       rev_remark_accumulation(r, load, ACC_PLAIN,
                               (Reason){"the function is marked enzyme_elementwise_read", NULL});
@@ -486,12 +493,14 @@ static void reverse_model_call(Reverse *r, LLVMValueRef call, LLVMValueRef model
   add_out_adjoints(r, &sig, primals, grads);
 }
 
-/* kinase.memcpy.reverse.<T>(dsrc, ddst, bytes): dsrc[i] += ddst[i];
+/* kinase.memcpy.reverse[.atomic].<T>(dsrc, ddst, bytes): dsrc[i] += ddst[i];
  * ddst[i] = 0 for the elements of type T. For an overlapping memmove the
  * order matters: each ddst[i] is read before it is written as a dsrc[j],
- * downwards when ddst lies below dsrc. */
-static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element) {
-  char *name = kn_strdup_printf("kinase.memcpy.reverse.%s",
+ * downwards when ddst lies below dsrc. The atomic form is for device code
+ * whose source other threads may copy too (a gather of float3 through an
+ * index, a struct of three floats that stays a memcpy of 12 bytes). */
+static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element, bool atomic) {
+  char *name = kn_strdup_printf("kinase.memcpy.reverse.%s%s", atomic ? "atomic." : "",
                                 LLVMGetTypeKind(element) == LLVMFloatTypeKind ? "f32" : "f64");
   LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
   if (fn) {
@@ -517,9 +526,11 @@ static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element) {
   LLVMValueRef i = LLVMBuildSelect(b, downwards, last, j, "i");
   LLVMValueRef src = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 0), &i, 1, "");
   LLVMValueRef dst = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 1), &i, 1, "");
-  LLVMValueRef sum = LLVMBuildFAdd(b, LLVMBuildLoad2(b, element, src, ""),
-                                   LLVMBuildLoad2(b, element, dst, ""), "");
-  LLVMBuildStore(b, sum, src);
+  LLVMValueRef moved = LLVMBuildLoad2(b, element, dst, "");
+  if (atomic)
+    LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, src, moved, LLVMAtomicOrderingMonotonic, 0);
+  else
+    LLVMBuildStore(b, LLVMBuildFAdd(b, LLVMBuildLoad2(b, element, src, ""), moved, ""), src);
   LLVMBuildStore(b, LLVMConstNull(element), dst);
   LLVMValueRef next = LLVMBuildAdd(b, j, const64(1), "");
   LLVMAddIncoming(j, (LLVMValueRef[]){const64(0), next}, (LLVMBasicBlockRef[]){entry, loop}, 2);
@@ -616,7 +627,7 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     MemoryTypes m = rev_memory_types(r, call, old);
     if (is_varied(r, old) && m.floats && !m.mixed_floats) {
       LLVMValueRef old_shadow = rev_primal(r, rev_shadow_of(r, old, call));
-      LLVMValueRef fn = memcpy_reverse_function(m.floats);
+      LLVMValueRef fn = memcpy_reverse_function(m.floats, false);
       LLVMValueRef args[3] = {old_shadow, shadow,
                               rev_kept_bytes(r->b, old_shadow, rev_primal(r, LLVMGetOperand(call, 1)))};
       LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
@@ -648,7 +659,7 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
                                        "decide: it must hold floats of one type");
       return;
     }
-    LLVMValueRef fn = memcpy_reverse_function(element);
+    LLVMValueRef fn = memcpy_reverse_function(element, kn_module.gpu && threads_may_share(r, src));
     LLVMValueRef args[3] = {rev_primal(r, rev_shadow_of(r, src, call)), ddst,
                             LLVMBuildZExtOrBitCast(r->b, len, i64(), "")};
     LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");

@@ -182,7 +182,15 @@ void rev_add_at_iteration_end(Reverse *r, CountedLoop *loop) {
   LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "lane.adds");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "iteration.added");
   LLVMBuildCondBr(r->b, in_step, together, apart);
+  /* The first pass through the header's reverse ends no iteration: every
+   * share is empty, and the address is one past the loop's last (dr[n],
+   * past the end of a __shared__ array: an illegal address, even for an
+   * add of -0.0). A lane with nothing to add never adds; a warp with
+   * nothing skips its sums. */
   LLVMPositionBuilderAtEnd(r->b, together);
+  LLVMBasicBlockRef summed = LLVMAppendBasicBlockInContext(kn_module.ctx, fn, "warp.shares");
+  LLVMBuildCondBr(r->b, cuda_warp_any(r->b, any), summed, done);
+  LLVMPositionBuilderAtEnd(r->b, summed);
   rev_add_warp_sums(r, adds);
   LLVMBuildBr(r->b, done);
   LLVMPositionBuilderAtEnd(r->b, apart);

@@ -503,13 +503,21 @@ void floatbits_specialize_calls(LLVMValueRef fn);
 /* Marks each memcpy of `fn`, a copy of `original`, with the types the
  * accesses to its memory show (run after SROA, before instcombine turns
  * typed addresses into bytes), or else, for memory `original`'s callers
- * pass, the type they declare it with. A copy of one scalar field becomes
+ * pass, the type they declare it with; each realloc with the type its
+ * old memory is declared with. A copy of one scalar field becomes
  * a load and store of its type, the load marked with it: true when one
  * did. */
 bool copytypes_note(LLVMValueRef fn, LLVMValueRef original);
 /* A struct of the types noted for a copy `inst`, the type noted for a
  * load, or NULL. */
 LLVMTypeRef copytypes_of(LLVMValueRef inst);
+
+/* ---- fieldtypes.c ---- */
+
+/* The type the module's code accesses through pointers loaded from the
+ * struct field `field` (a GEP over a struct type) addresses, where all
+ * agree; NULL where they do not, or nothing says. */
+LLVMTypeRef field_pointee_type(LLVMValueRef field);
 
 /* ---- barrier.c: Eigen's optimisation barriers ---- */
 
@@ -531,6 +539,11 @@ LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index);
 /* The same for `__half`, `__nv_bfloat16` and their pairs: half or bfloat
  * (the lanes' type, for a pair). */
 LLVMTypeRef param_pointee_sixteen_bit(LLVMValueRef fn, unsigned index);
+/* The struct type of the class parameter `index` of `fn` refers or
+ * points to (`F const&`), as the class's member functions in the module
+ * address `this`, of the size the parameter's `dereferenceable` says;
+ * NULL where that is not one type. */
+LLVMTypeRef param_class_type(LLVMValueRef fn, unsigned index);
 
 /* ---- devirt.c: indirect calls ---- */
 
@@ -911,10 +924,11 @@ typedef struct {
  * arrays) with their byte offsets from `offset`; a struct type for which
  * `whole` (may be NULL) says true is one field. */
 void kn_type_leaves(LLVMTypeRef type, uint64_t offset, bool (*whole)(LLVMTypeRef), TypeLeaf **out);
-/* In `fn`, a copy about to be differentiated: each memcpy of a whole
- * struct holding both pointers and floats into a local of that type
- * becomes a load and a store per field. */
-void kn_split_struct_copies(LLVMValueRef fn);
+/* In `fn`, a copy of `original` about to be differentiated: each memcpy
+ * of a whole struct holding both pointers and floats into a local of that
+ * type (or out of a parameter referring to it) becomes a load and a store
+ * per field. */
+void kn_split_struct_copies(LLVMValueRef fn, LLVMValueRef original);
 
 /* ---- core/bitshuffle.c: integer shuffles of a float vector's bits ---- */
 

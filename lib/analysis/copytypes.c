@@ -122,9 +122,12 @@ static LLVMTypeRef declared_type(LLVMValueRef p, int depth) {
       if (LLVMGetParam(own, i) == p) {
         LLVMTypeRef named = param_pointee_type(fn, i);
         /* The copy stands for `original`: its callers are no step further. */
-        return named ? named : passed_type(fn, i, depth + (own != noting.copy));
+        LLVMTypeRef passed = named ? named : passed_type(fn, i, depth + (own != noting.copy));
+        return passed ? passed : param_class_type(fn, i);
       }
   }
+  if (LLVMIsALoadInst(p) && LLVMIsAGetElementPtrInst(LLVMGetOperand(p, 0)))
+    return field_pointee_type(LLVMGetOperand(p, 0)); /* a buffer a struct's field points to */
   if (LLVMIsALoadInst(p) && LLVMIsAAllocaInst(LLVMGetOperand(p, 0))) {
     LLVMValueRef stored = NULL;
     for (LLVMUseRef u = LLVMGetFirstUse(LLVMGetOperand(p, 0)); u; u = LLVMGetNextUse(u)) {
@@ -331,6 +334,13 @@ bool copytypes_note(LLVMValueRef fn, LLVMValueRef original) {
       if (LLVMIsALoadInst(inst) && !LLVMGetMetadata(inst, mark_kind()))
         mark_integer_copy(inst);
       const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
+      if (rule && rule->kind == RULE_REALLOC && !rule->cuda) {
+        /* A helper that only grows a buffer shows nothing of what it holds. */
+        LLVMTypeRef old = declared_type(kn_strip_casts(LLVMGetOperand(inst, 0)), 0);
+        if (old && !raw_bytes(old))
+          mark(inst, old);
+        continue;
+      }
       if (!rule || rule->kind != RULE_MEMCPY || rule->cuda)
         continue;
       LLVMTypeRef *types = types_of_copy(fn, inst);

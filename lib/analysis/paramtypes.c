@@ -131,3 +131,123 @@ LLVMTypeRef param_pointee_type(LLVMValueRef fn, unsigned index) {
 LLVMTypeRef param_pointee_sixteen_bit(LLVMValueRef fn, unsigned index) {
   return spelled_pointee(fn, index, sixteen_bit_names, sixteen_bit_named);
 }
+
+/* ---- classes a parameter refers to ----
+ * A parameter spelled `F const&` (std::function's manager copying the
+ * closure it holds, `_M_create<F const&>`, reached only through a pointer
+ * to its manager) refers to a class, which the IR knows as a struct type
+ * with no name of the source's: the type its member functions address
+ * `this` with (a lambda's operator() reads its captures so). */
+
+/* The class a parameter spelled `s` (len bytes) refers or points to, as
+ * a new string, or NULL where it is no reference or pointer. */
+static char *referred_class(const char *s, size_t len) {
+  while (len && (s[len - 1] == '&' || s[len - 1] == '*'))
+    len--;
+  bool referred = len && s[len] != '\0' && (s[len] == '&' || s[len] == '*');
+  if (ends_with(s, len, " const"))
+    len -= strlen(" const");
+  if (!referred || !len)
+    return NULL;
+  char *cls = malloc(len + 1);
+  memcpy(cls, s, len);
+  cls[len] = '\0';
+  return cls;
+}
+
+/* Whether the demangled `name` is a member function of `cls`: its
+ * qualified name (before the parameter list, after any return type) is
+ * `cls::member`. */
+static bool member_of(const char *name, const char *cls) {
+  const char *open = parameter_list(name);
+  size_t n = strlen(cls);
+  for (const char *at = strstr(name, cls); open && at && at < open; at = strstr(at + 1, cls)) {
+    const char *member = at + n;
+    if ((at == name || at[-1] == ' ') && !strncmp(member, "::", 2) && member + 2 < open) {
+      bool simple = true;
+      for (const char *c = member + 2; c + 1 < open && simple; c++)
+        simple = strncmp(c, "::", 2) != 0;
+      if (simple)
+        return true;
+    }
+  }
+  return false;
+}
+
+/* The struct type `this` of `fn` is addressed with: by a GEP over it,
+ * directly or through the slot unoptimised code keeps it in. */
+static LLVMTypeRef this_struct_type(LLVMValueRef fn) {
+  LLVMValueRef self = LLVMCountParams(fn) ? LLVMGetParam(fn, 0) : NULL;
+  LLVMValueRef values[8];
+  int count = self ? 1 : 0;
+  if (self)
+    values[0] = self;
+  for (LLVMUseRef u = self ? LLVMGetFirstUse(self) : NULL; u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef store = LLVMGetUser(u);
+    LLVMValueRef slot = LLVMIsAStoreInst(store) && LLVMGetOperand(store, 0) == self ? LLVMGetOperand(store, 1) : NULL;
+    for (LLVMUseRef v = slot && LLVMIsAAllocaInst(slot) ? LLVMGetFirstUse(slot) : NULL; v && count < 8;
+         v = LLVMGetNextUse(v))
+      if (LLVMIsALoadInst(LLVMGetUser(v)))
+        values[count++] = LLVMGetUser(v);
+  }
+  for (int i = 0; i < count; i++)
+    for (LLVMUseRef u = LLVMGetFirstUse(values[i]); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef gep = LLVMGetUser(u);
+      if (LLVMIsAGetElementPtrInst(gep) && LLVMGetOperand(gep, 0) == values[i] &&
+          LLVMGetTypeKind(LLVMGetGEPSourceElementType(gep)) == LLVMStructTypeKind)
+        return LLVMGetGEPSourceElementType(gep);
+    }
+  return NULL;
+}
+
+/* The struct type of `size` bytes the member functions of `cls` in the
+ * module address `this` with, where they agree. */
+static LLVMTypeRef class_struct_type(const char *cls, uint64_t size) {
+  LLVMTypeRef agreed = NULL;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn)) {
+    const char *mangled = kn_function_name(fn);
+    if (LLVMIsDeclaration(fn) || strncmp(mangled, "_Z", 2))
+      continue;
+    int status = -1;
+    char *name = __cxa_demangle(mangled, NULL, NULL, &status);
+    LLVMTypeRef type = status == 0 && name && member_of(name, cls) ? this_struct_type(fn) : NULL;
+    free(name);
+    if (type && LLVMABISizeOfType(kn_module.layout, type) == size) {
+      if (agreed && agreed != type)
+        return NULL;
+      agreed = type;
+    }
+  }
+  return agreed;
+}
+
+LLVMTypeRef param_class_type(LLVMValueRef fn, unsigned index) {
+  const char *mangled = kn_function_name(fn);
+  unsigned dereferenceable = LLVMGetEnumAttributeKindForName("dereferenceable", 15);
+  LLVMAttributeRef attr = LLVMGetEnumAttributeAtIndex(fn, index + 1, dereferenceable);
+  uint64_t size = attr ? LLVMGetEnumAttributeValue(attr) : 0;
+  if (!size || strncmp(mangled, "_Z", 2))
+    return NULL;
+  int status = -1;
+  char *name = __cxa_demangle(mangled, NULL, NULL, &status);
+  const char *open = status == 0 && name ? parameter_list(name) : NULL;
+  LLVMTypeRef agreed = NULL;
+  /* Parameters the IR leaves out (an empty class passed by value) and a
+   * hidden `this` make the position uncertain: each candidate must name a
+   * class of the size the IR says the parameter refers to. */
+  for (unsigned hidden = 0; open && hidden <= 2 && hidden <= index; hidden++) {
+    size_t len = 0;
+    unsigned count = 0;
+    const char *spelled = nth_parameter(open, index - hidden, &len, &count);
+    char *cls = spelled ? referred_class(spelled, len) : NULL;
+    LLVMTypeRef type = cls ? class_struct_type(cls, size) : NULL;
+    free(cls);
+    if (type && agreed && type != agreed) {
+      agreed = NULL;
+      break;
+    }
+    agreed = type ? type : agreed;
+  }
+  free(name);
+  return agreed;
+}

@@ -168,7 +168,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
     LLVMDeleteFunction(copy);
     return false;
   }
-  kn_split_struct_copies(copy);
+  kn_split_struct_copies(copy, sig->fn);
   if (!kn_module.gpu)
     cuda_launch_structs_whole(copy);
   simplify_registers(copy);

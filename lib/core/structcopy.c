@@ -43,16 +43,48 @@ static LLVMTypeRef byval_type(LLVMValueRef param) {
   return NULL;
 }
 
+/* The function whose copy is being split, whose name and parameter
+ * attributes say what its parameters refer to. */
+static LLVMValueRef splitting_original;
+
+/* The class a reference parameter refers to (std::function's manager
+ * copying the closure it is handed, `_M_create<F const&>`). */
+static LLVMTypeRef referred_type(LLVMValueRef param) {
+  LLVMValueRef fn = LLVMGetParamParent(param);
+  for (unsigned i = 0, n = LLVMCountParams(fn); i < n && splitting_original; i++)
+    if (LLVMGetParam(fn, i) == param)
+      return param_class_type(splitting_original, i);
+  return NULL;
+}
+
+/* The parameter unoptimised code keeps in the local `p` is loaded from
+ * (its only store), or NULL. */
+static LLVMValueRef param_in_slot(LLVMValueRef p) {
+  LLVMValueRef slot = LLVMIsALoadInst(p) ? LLVMGetOperand(p, 0) : NULL, stored = NULL;
+  for (LLVMUseRef u = slot && LLVMIsAAllocaInst(slot) ? LLVMGetFirstUse(slot) : NULL; u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot) {
+      if (stored)
+        return NULL;
+      stored = LLVMGetOperand(user, 0);
+    }
+  }
+  return stored && LLVMIsAArgument(stored) ? stored : NULL;
+}
+
 /* The type the value making `p` declares its memory with: a local's, the
  * field a typed GEP addresses (a member assigned whole, as std::valarray's
- * expression templates copy the closure they hold), or a parameter's passed
- * by value (std::__adjust_heap's element). */
+ * expression templates copy the closure they hold), a parameter's passed
+ * by value (std::__adjust_heap's element), or the class a parameter
+ * refers to. */
 static LLVMTypeRef declared_type(LLVMValueRef p) {
   p = kn_strip_casts(p);
   if (LLVMIsAAllocaInst(p))
     return LLVMGetAllocatedType(p);
   if (LLVMIsAArgument(p))
-    return byval_type(p);
+    return byval_type(p) ? byval_type(p) : referred_type(p);
+  if (param_in_slot(p))
+    return referred_type(param_in_slot(p));
   return LLVMIsAGetElementPtrInst(p) ? kn_gep_field_type(p) : NULL;
 }
 
@@ -206,7 +238,8 @@ static unsigned piece_alignment(unsigned align, uint64_t offset) {
   return align;
 }
 
-void kn_split_struct_copies(LLVMValueRef fn) {
+void kn_split_struct_copies(LLVMValueRef fn, LLVMValueRef original) {
+  splitting_original = original;
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
@@ -233,4 +266,5 @@ void kn_split_struct_copies(LLVMValueRef fn) {
   arrfree(leaves);
   LLVMDisposeBuilder(b);
   arrfree(calls);
+  splitting_original = NULL;
 }

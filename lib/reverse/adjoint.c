@@ -624,7 +624,7 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     return;
   case RULE_REALLOC: {
     LLVMValueRef shadow = rev_primal(r, vmap_get(&r->shadow, call)), old = LLVMGetOperand(call, 0);
-    MemoryTypes m = rev_memory_types(r, call, old);
+    MemoryTypes m = rev_realloc_types(r, call);
     if (is_varied(r, old) && m.floats && !m.mixed_floats) {
       LLVMValueRef old_shadow = rev_primal(r, rev_shadow_of(r, old, call));
       LLVMValueRef fn = memcpy_reverse_function(m.floats, false);

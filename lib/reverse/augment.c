@@ -257,7 +257,7 @@ static void augment_realloc(Reverse *r, LLVMValueRef call) {
   LLVMValueRef old = LLVMGetOperand(call, 0), n = LLVMGetOperand(call, 1);
   LLVMValueRef shadow = kn_call_calloc(r->ab, n);
   set_shadow(r, call, shadow);
-  if (rev_memory_types(r, call, old).pointers && is_varied(r, old)) {
+  if (rev_realloc_types(r, call).pointers && is_varied(r, old)) {
     LLVMValueRef old_shadow = rev_shadow_of(r, old, call);
     vset_add(&r->shadow_code, LLVMBuildMemCpy(r->ab, shadow, 1, old_shadow, 1,
                                               rev_kept_bytes(r->ab, old_shadow, n)));

@@ -68,11 +68,43 @@ static void join_loads_of_slot(Reverse *r, ValueMap *first_load, LLVMValueRef lo
     join_objects(r, load, first);
 }
 
+/* A pointer slot at a constant offset from its base (a struct's field). */
+typedef struct {
+  LLVMValueRef base;
+  int64_t offset;
+} Slot;
+
+typedef struct {
+  Slot key;
+  LLVMValueRef value;
+} SlotEntry;
+
+/* Pointers stored into one slot and loaded from it are one object: a
+ * buffer kept in a struct's field (`b->data = realloc(b->data, n)`, then
+ * `b->data[i] = v`) is reached by reloading the field, and what the
+ * accesses after the realloc show is what the realloc moved. */
+static void join_through_slot(Reverse *r, SlotEntry **slots, LLVMValueRef inst) {
+  bool load = LLVMIsALoadInst(inst);
+  LLVMValueRef pointer = load ? inst : LLVMGetOperand(inst, 0);
+  Slot key = {0};
+  if (!kn_is_pointer_type(LLVMTypeOf(pointer)) ||
+      !kn_constant_offset(LLVMGetOperand(inst, load ? 0 : 1), &key.base, &key.offset))
+    return;
+  ptrdiff_t i = hmgeti(*slots, key);
+  if (i < 0)
+    hmput(*slots, key, pointer);
+  else
+    join_objects(r, pointer, (*slots)[i].value);
+}
+
 void rev_find_memory_objects(Reverse *r) {
+  SlotEntry *slots = NULL;
   ValueMap first_load = {0};
   for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(r->blocks[k]); inst;
          inst = LLVMGetNextInstruction(inst)) {
+      if (LLVMIsALoadInst(inst) || LLVMIsAStoreInst(inst))
+        join_through_slot(r, &slots, inst);
       if (!kn_is_pointer_type(LLVMTypeOf(inst)))
         continue;
       if (LLVMIsAPHINode(inst))
@@ -86,6 +118,7 @@ void rev_find_memory_objects(Reverse *r) {
       else if (LLVMIsALoadInst(inst))
         join_loads_of_slot(r, &first_load, inst);
     }
+  hmfree(slots);
   vmap_free(&first_load);
 }
 
@@ -355,6 +388,14 @@ void rev_find_integer_copies(Reverse *r) {
 
 MemoryTypes rev_memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
   return memory_types_except(r, p1, p2, NULL);
+}
+
+MemoryTypes rev_realloc_types(Reverse *r, LLVMValueRef call) {
+  MemoryTypes m = memory_types_except(r, call, LLVMGetOperand(call, 0), NULL);
+  LLVMTypeRef noted = copytypes_of(call);
+  if (!m.floats && !m.pointers && !m.ints && noted)
+    note_type(&m, noted);
+  return m;
 }
 
 MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call) {

@@ -238,6 +238,9 @@ void rev_refuse_untyped_copy(Reverse *r, LLVMValueRef copy, const char *why);
 /* What memcpy `call` moves: its memory's types, or, where simplification
  * left no evidence, the types noted before it (analysis/copytypes.c). */
 MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call);
+/* What a realloc moves: what the accesses to its old and new memory show,
+ * or else what was noted of the old memory's declaration. */
+MemoryTypes rev_realloc_types(Reverse *r, LLVMValueRef call);
 
 /* useful.c */
 void rev_find_useful(Reverse *r);

@@ -85,7 +85,11 @@ int main() {
   double sum_x = 0;
   for (int i = 0; i < N; i++) {
     x[i] = 0.05f * (1.0f + sinf(0.3f * i));
-    tx[i] = cosf(0.2f * i);
+    // bsum's tangent is summed by bfloat16 atomics (8 significant bits),
+    // rounded at each add as the primal's sum is: with cos(0.2 i) it was
+    // 0.2 to 0.33 off, from run to run. Multiples of 1/32 whose partial
+    // sums stay below 8 add exactly in any order.
+    tx[i] = ((i % 4) - 1) / 32.0f;
     sum_x += x[i];
   }
   float *d_x = to_device(x), *d_dx = device_alloc<float>(N), *d_tx = to_device(tx);
@@ -105,10 +109,7 @@ int main() {
     t_want += want * tx[i];
   }
   check_close(da, sum_x, 2e-2, "dloss/da");
-  // The tangent of bsum is summed by 500 bfloat16 atomics (8 bits of
-  // mantissa), rounded at each as the primal's sum is: about 0.2 off on the
-  // H200. Dropping the bfloat16 term would move it by about 5.
-  check_close(tangent, t_want, 8e-2, "tangent");
+  check_close(tangent, t_want, 2e-2, "tangent");
   device_free_all();
   return check_exit();
 }

@@ -446,11 +446,16 @@ void move_body(LLVMValueRef from, LLVMValueRef to, LLVMValueRef *args);
  * refuses. */
 bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRef *primals,
                            LLVMValueRef *shadows, UnwindEdge **unwinds);
-/* enzyme_dupnoneed: the primal of `param` is not needed. Its writes go
- * (the caller may pass NULL) unless the function also reads that memory. */
+/* unneeded.c: enzyme_dupnoneed, the primal of `param` is not needed. Its
+ * writes go (the caller may pass NULL) unless a read of that memory may
+ * see one of them. */
 void drop_unneeded_writes(LLVMValueRef param);
 /* Whether drop_unneeded_writes(param) would drop every write through it. */
 bool unneeded_writes_drop(LLVMValueRef param);
+/* Drops the writes through `param`, which unneeded_writes_drop allowed
+ * before reads of it were added that expect the memory unwritten (a
+ * reverse sweep's reloads). */
+void drop_writes(LLVMValueRef param);
 void simplify_before(LLVMValueRef fn);
 /* simplify_before's halves: locals to registers (sroa), then the rest,
  * whose instruction simplification folds typed addresses into byte offsets
@@ -911,6 +916,9 @@ const char *cuda_unrepeatable_atomic(LLVMValueRef aug);
 /* Why kernel `body` cannot have reverse kernels because it reads and
  * writes a __device__ variable (malloc'd), or NULL. */
 char *cuda_unrepeatable_global(LLVMValueRef body);
+/* reverseaccess.c: whether `reverse_kernel` reads memory through its
+ * parameter `param` (a read whose value reaches an effect) or writes it. */
+bool cuda_reverse_touches(LLVMValueRef reverse_kernel, unsigned param);
 
 /* ---- core/structcopy.c: the fields of structs, and copies of whole ones ---- */
 

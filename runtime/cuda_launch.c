@@ -75,6 +75,13 @@ static bool skippable(const KinaseKernel *k, const char *modes) {
   return true;
 }
 
+/* Whether a reverse kernel of k only adds into the shadow of pointer
+ * parameter i: one read-only and private to each thread (its 'd', given a
+ * scratch shadow where Const, whose sums nobody reads). */
+static bool only_added_into(const KinaseKernel *k, uint32_t i) {
+  return (k->params[i] & KINASE_PARAM_OWNED) && !(k->params[i] & KINASE_PARAM_WRITTEN);
+}
+
 /* What the reverse sweep needs, copied: the caller's argument slots may be
  * gone by then. One block holds the values, the shadows, the argument bytes
  * (each 16-byte aligned), the attributes the reverse launch keeps and the
@@ -110,8 +117,8 @@ static KinaseLaunch *record(const KinaseKernel *k, CUfunction reverse, const CUl
     if (kinase_rt_shadow_used(modes, shadows, i))
       l->shadows[i] = *(void *const *)shadows[i];
     else if (kinase_rt_pattern_letter(k, "krev", modes, shadows, i) != 'c')
-      l->shadows[i] = kinase_rt_scratch_shadow(k, i, *(void *const *)args[i], stream,
-                                               &l->scratch[i], where);
+      l->shadows[i] = kinase_rt_scratch_shadow(k, i, *(void *const *)args[i], !only_added_into(k, i),
+                                               stream, &l->scratch[i], where);
   }
   return l;
 }
@@ -290,7 +297,7 @@ void kinase_rt_launch_tangent(const KinaseKernel *k, const CUlaunchConfig *confi
     if (pointer && given)
       shadow_values[i] = *(void *const *)tangents[i];
     if (pointer && !given && kinase_rt_pattern_letter(k, "kfwd", modes, tangents, i) == 'd') {
-      shadow_values[i] = kinase_rt_scratch_shadow(k, i, *(void *const *)args[i], stream,
+      shadow_values[i] = kinase_rt_scratch_shadow(k, i, *(void *const *)args[i], true, stream,
                                                   &scratch[i], where);
       extra[i] = &shadow_values[i];
     }

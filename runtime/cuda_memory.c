@@ -25,7 +25,7 @@ bool kinase_rt_host_visible(const void *p) {
   return attributes.type != cudaMemoryTypeDevice;
 }
 
-void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *primal,
+void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *primal, bool zeroed,
                                cudaStream_t stream, void **allocated, const char *where) {
   /* An optional pointer passed as NULL (`bias ? bias[i] : 0`): the kernel
    * cannot reach memory through it, so its shadow is NULL too. */
@@ -39,7 +39,8 @@ void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *pr
                           "that is not a CUDA allocation: give it a shadow",
                    k->display, i + 1);
   *allocated = kinase_rt_alloc_async(size, stream, where);
-  CHECK(where, cudaMemsetAsync, *allocated, 0, size, stream);
+  if (zeroed)
+    CHECK(where, cudaMemsetAsync, *allocated, 0, size, stream);
   return (char *)*allocated + ((CUdeviceptr)primal - base);
 }
 

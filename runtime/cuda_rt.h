@@ -191,10 +191,12 @@ bool kinase_rt_allocation_of(const void *p, CUdeviceptr *base, size_t *size);
  * other host memory (not device memory, not NULL). */
 bool kinase_rt_host_visible(const void *p);
 
-/* A zeroed shadow for pointer parameter i of k, which points to `primal`
- * and was passed Const: the size of primal's allocation, at the same
- * offset; *allocated receives what to free (stream-ordered) afterwards. */
-void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *primal,
+/* A shadow for pointer parameter i of k, which points to `primal` and was
+ * passed Const: the size of primal's allocation, at the same offset,
+ * zeroed where asked (a derivative kernel reads it: not so for what a
+ * reverse kernel only adds into); *allocated receives what to free
+ * (stream-ordered) afterwards. */
+void *kinase_rt_scratch_shadow(const KinaseKernel *k, uint32_t i, const void *primal, bool zeroed,
                                cudaStream_t stream, void **allocated, const char *where);
 /* Remembers the element type of the allocations k's pointer arguments (and
  * their shadows, shadows[i] the shadow pointer or NULL) point into. */

@@ -59,7 +59,7 @@ KinaseStructShadow *kinase_rt_struct_shadow(const KinaseKernel *k, uint32_t i, c
     memcpy(&field_shadow, (char *)s->bytes + 8 * f, sizeof field_shadow);
     if (!bit(words, f) || !primal || field_shadow)
       continue;
-    field_shadow = kinase_rt_scratch_shadow(k, i, primal, stream, &s->scratch[s->nscratch++], where);
+    field_shadow = kinase_rt_scratch_shadow(k, i, primal, true, stream, &s->scratch[s->nscratch++], where);
     memcpy((char *)s->bytes + 8 * f, &field_shadow, sizeof field_shadow);
   }
   return s;

@@ -26,10 +26,10 @@
  *     (KINASE_KERNEL_WRITES_OTHER). Passed Const, it gets a zeroed scratch
  *     shadow of the allocation's size;
  *   - a read-only float pointer each thread reads only its own part of
- *     (KINASE_PARAM_OWNED): 'd', with a zeroed scratch shadow where Const:
- *     its adjoints are the thread's own, added without atomics in
- *     one-dimensional launches, so that costs an allocation and one pass
- *     over it;
+ *     (KINASE_PARAM_OWNED): 'd', with a scratch shadow where Const: its
+ *     adjoints are the thread's own, added without atomics in
+ *     one-dimensional launches, and nothing reads their sums, so that
+ *     costs an allocation from the runtime's pool, not zeroed;
  *   - the other read-only float pointers, which threads share (data read by
  *     all, where a scratch shadow would cost contended atomics): 'd' where
  *     the shadow is used, 'c' where Const, when K has at most
@@ -76,7 +76,7 @@ extern "C" {
 enum {
   KINASE_PARAM_SIZE = 0xffffu,
   KINASE_PARAM_POINTER = 1u << 16, /* a pointer: shadows follow it */
-  KINASE_PARAM_READ = 1u << 17,    /* K may read memory through it */
+  KINASE_PARAM_READ = 1u << 17,    /* K may read memory through it, and a reverse kernel does */
   KINASE_PARAM_WRITTEN = 1u << 18, /* K may write memory through it */
   KINASE_PARAM_FLOAT = 1u << 19,   /* a float or double passed by value */
   KINASE_PARAM_NO_FLOATS = 1u << 20, /* a pointer through which no float moves */

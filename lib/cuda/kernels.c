@@ -649,7 +649,7 @@ static char *forward_pattern(const uint32_t *words) {
 /* Marks KINASE_PARAM_OWNED the read-only float pointers of which each
  * thread reads only its own part (cuda/threads.c), seen in a simplified
  * copy of `body`, what is differentiated. A Const one of these costs little
- * as 'd' with a zeroed scratch shadow (its adjoints are the thread's own,
+ * as 'd' with a scratch shadow (its adjoints are the thread's own,
  * added without atomics in one-dimensional launches), so it gets no
  * reverse kernels of its own; one that threads share would cost atomics
  * that contend, so it keeps them. */
@@ -708,6 +708,31 @@ static void drop_derivative_kernels(LLVMValueRef *made, ptrdiff_t n) {
   for (ptrdiff_t i = 0; i < n; i++) {
     abi_drop_tape_slots_in(made[i]);
     LLVMDeleteFunction(made[i]);
+  }
+}
+
+/* The index, among the parameters of a reverse kernel, of kernel
+ * parameter i's own (derivative_kernel's order). */
+static unsigned reverse_param_index(const uint32_t *words, unsigned i) {
+  unsigned p = 0;
+  for (unsigned k = 0; k < i; k++)
+    p += 1 + ((words[k] & (KINASE_PARAM_POINTER | KINASE_PARAM_FLOAT)) != 0) +
+         2 * ((words[k] & KINASE_PARAM_STRUCT) != 0);
+  return p;
+}
+
+/* A pointer parameter that no reverse kernel (the first `n` of `made`)
+ * reads or writes through is no longer READ: the runtime keeps no copy of
+ * what it points to for them (reverseaccess.c). */
+static void drop_reads_no_reverse_repeats(uint32_t *words, LLVMValueRef *made, ptrdiff_t n) {
+  for (ptrdiff_t i = 0; i < arrlen(words); i++) {
+    if (!(words[i] & KINASE_PARAM_POINTER) || !(words[i] & KINASE_PARAM_READ))
+      continue;
+    bool touched = false;
+    for (ptrdiff_t k = 0; k < n && !touched; k++)
+      touched = cuda_reverse_touches(made[k], reverse_param_index(words, (unsigned)i));
+    if (!touched)
+      words[i] &= ~KINASE_PARAM_READ;
   }
 }
 
@@ -771,6 +796,8 @@ static void emit_for_kernel(LLVMValueRef kernel) {
     for (ptrdiff_t i = 0; i < arrlen(parts); i++)
       cuda_arena_connect(made[i], parts[i].gate);
   }
+  if (!why && arrlen(parts))
+    drop_reads_no_reverse_repeats(words, made, arrlen(parts));
   arrfree(parts);
   emit_info(kernel, words, field_words, flags);
   arrfree(field_words);

@@ -288,9 +288,9 @@ static bool function_writes_outside(LLVMValueRef fn, ValueSet *visiting) {
 static bool writes_outside(Reverse *r, LLVMValueRef inst) {
   if (vset_has(&r->shadow_code, inst))
     return false;
-  /* A result marked enzyme_dupnoneed that is only written: its stores go. */
+  /* A result marked enzyme_dupnoneed whose writes no read sees: they go. */
   LLVMValueRef base = LLVMIsAStoreInst(inst) ? kn_underlying_object(LLVMGetOperand(inst, 1)) : NULL;
-  if (base && vset_has(&r->unneeded_params, base) && unneeded_writes_drop(base))
+  if (base && vset_has(&r->dropped_writes, base))
     return false;
   ValueSet visiting = {0};
   AugCall *aug = rev_aug_call_of(r, inst);

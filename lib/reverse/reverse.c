@@ -286,6 +286,10 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
                    kn_is_address_integer(LLVMTypeOf(primals[i]));
     if (sig->params[i] == ACT_DUPNONEED && address)
       vset_add(&r.unneeded_params, primals[i]);
+    /* Decided before the reverse sweep adds reloads that count on it. */
+    if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])) &&
+        unneeded_writes_drop(primals[i]))
+      vset_add(&r.dropped_writes, primals[i]);
   }
   do
     activity_find_varied(&r.varied, r.blocks, false);
@@ -326,8 +330,8 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
     if (release)
       rev_build_release(&r, tape, release);
     for (unsigned i = 0; i < sig->nparams; i++)
-      if (sig->params[i] == ACT_DUPNONEED && kn_is_pointer_type(LLVMTypeOf(primals[i])))
-        drop_unneeded_writes(primals[i]);
+      if (vset_has(&r.dropped_writes, primals[i]))
+        drop_writes(primals[i]);
     rev_erase_replaced_launches(&r);
     rev_drop_final_stores(&r);
     LLVMValueRef *invokes = NULL, *to_caller = NULL;
@@ -358,6 +362,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
   rev_drop_held_clears(&r);
   arrfree(r.final_stores);
   vset_free(&r.unneeded_params);
+  vset_free(&r.dropped_writes);
   vmap_free(&r.shadow);
   vmap_free(&r.adjoint);
   vmap_free(&r.reverse_block);

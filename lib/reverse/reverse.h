@@ -142,6 +142,7 @@ typedef struct {
   bool hoisting;           /* values from before a loop may be computed where its reverse starts */
   LLVMValueRef *final_stores; /* aug stores made after the reverse sweep instead (final.c) */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
+  ValueSet dropped_writes;  /* those of them whose writes go (core/unneeded.c) */
   /* Integers that are addresses with shadows (CUdeviceptr), decided before
    * the augmented sweep replaces the calls that tell (activity_is_address) */
   ValueSet addresses;

@@ -39,13 +39,16 @@
 // The kernel info: magic, parameter count, kernel flags, then one word per
 // parameter. 2424840 = 0x250008: a written float pointer; 2293768 =
 // 0x230008: a read-only one; 10682376 = 0xa30008: read only, owned
-// (KINASE_PARAM_OWNED = 0x800000); 2555912 = 0x270008: read and written;
-// 1245192 = 0x130008: read only, no floats. stencil writes a __device__
+// (KINASE_PARAM_OWNED = 0x800000); saxpy's y is read and written, yet
+// 0x250008 like a written one: its reverse kernel does not read it (y's old
+// value has slope 1), so the runtime takes no snapshot of it; gather's x is
+// 0x210008, neither read nor written by its reverse kernel (the adjoint of a
+// copy needs no value); 1245192 = 0x130008: read only, no floats. stencil writes a __device__
 // global (flags 3: it writes and reads other memory).
 // INFO-DAG: @__kinase_kinfo_loglik = {{.*}} [i32 827214155, i32 5, i32 0, i32 2424840, i32 10682376, i32 2293768, i32 4, i32 4]
 // INFO-DAG: @__kinase_kinfo_matmul = {{.*}} [i32 827214155, i32 4, i32 0, i32 2424840, i32 2293768, i32 2293768, i32 4]
-// INFO-DAG: @__kinase_kinfo_saxpy = {{.*}} [i32 827214155, i32 4, i32 0, i32 2555912, i32 10682376, i32 524292, i32 4]
-// INFO-DAG: @__kinase_kinfo_gather = {{.*}} [i32 827214155, i32 3, i32 0, i32 2424840, i32 1245192, i32 2293768]
+// INFO-DAG: @__kinase_kinfo_saxpy = {{.*}} [i32 827214155, i32 4, i32 0, i32 2424840, i32 10682376, i32 524292, i32 4]
+// INFO-DAG: @__kinase_kinfo_gather = {{.*}} [i32 827214155, i32 3, i32 0, i32 2424840, i32 1245192, i32 2162696]
 // INFO-DAG: @__kinase_kinfo_stencil = {{.*}} [i32 827214155, i32 2, i32 3, i32 2424840, i32 2293768]
 
 // The seed's kernel: th + 4i is each thread's own, x every thread's.

@@ -815,6 +815,12 @@ LLVMValueRef unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMV
  * memory of an enzyme_const pointer parameter that the function reads back. */
 bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
                                   LLVMValueRef data, LLVMValueRef subject);
+/* Reports and returns true when `call`, a launch through a kernel's stub
+ * with varied arguments, passes device memory whose origin has no shadow
+ * (memory a call returned, a pointer loaded from a global) that the code
+ * here then reads as floats: the host cannot see whether the kernel writes
+ * differentiated values there, and their derivatives would be lost. */
+bool unsupported_unseen_launch_memory(ValueSet *varied, LLVMValueRef call, LLVMValueRef subject);
 
 /* ---- asm.c: the inline assembly of CUDA's __half and __nv_bfloat16 ---- */
 
@@ -997,6 +1003,9 @@ bool cuda_arena_countable(LLVMValueRef aug, bool *grows);
 
 /* Whether `fn` is a kernel's host stub (it launches itself). */
 bool cuda_is_launch_stub(LLVMValueRef fn);
+/* The kernel a launch stub launches, 'loglik' from _Z21__device_stub__loglikPf... or
+ * __device_stub__loglik (malloc'd). */
+char *cuda_launched_kernel_name(LLVMValueRef stub);
 /* Whether `merge`, a phi or select of pointers some of which have no shadow
  * (an enzyme_const input, then a layer's output, in a loop of launches),
  * reaches memory only through kernel launches and copies from it: there a

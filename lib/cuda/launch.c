@@ -80,9 +80,7 @@ bool cuda_null_shadow_suffices(LLVMValueRef merge) {
   return (LLVMIsAPHINode(merge) || LLVMIsASelectInst(merge)) && only_given_to_kernels(merge, 0);
 }
 
-/* "a launch of kernel 'loglik'", from _Z21__device_stub__loglikPf... or
- * __device_stub__loglik. */
-static LLVMValueRef where_string(LLVMBuilderRef b, LLVMValueRef stub) {
+char *cuda_launched_kernel_name(LLVMValueRef stub) {
   const char *name = kn_function_name(stub), *start = name;
   size_t length = strlen(name);
   if (!strncmp(name, "_Z", 2)) {
@@ -95,8 +93,15 @@ static LLVMValueRef where_string(LLVMBuilderRef b, LLVMValueRef stub) {
     start += sizeof prefix - 1;
     length -= sizeof prefix - 1;
   }
-  char *text = kn_strdup_printf("a launch of kernel '%.*s'", (int)length, start);
+  return kn_strdup_printf("%.*s", (int)length, start);
+}
+
+/* "a launch of kernel 'loglik'". */
+static LLVMValueRef where_string(LLVMBuilderRef b, LLVMValueRef stub) {
+  char *kernel = cuda_launched_kernel_name(stub);
+  char *text = kn_strdup_printf("a launch of kernel '%s'", kernel);
   LLVMValueRef s = kn_constant_string(b, text);
+  free(kernel);
   free(text);
   return s;
 }

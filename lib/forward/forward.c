@@ -531,6 +531,8 @@ static void call_tangent(Forward *f, LLVMValueRef call) {
   } else if (f->width > 1 && cuda_is_launch_stub(callee)) {
     /* a launch through <<<>>>: the launch rule's lanes */
     fail(f, call, "batch mode (enzyme_width) is not supported here: it %s", refused_in_batch(RULE_LAUNCH));
+  } else if (unsupported_unseen_launch_memory(&f->varied, call, f->sig->fn)) {
+    f->failed = true;
   } else {
     call_derivative(f, call, callee, false); /* every lane in one call */
   }

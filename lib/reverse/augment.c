@@ -159,6 +159,10 @@ static void augment_user_call(Reverse *r, LLVMValueRef call, LLVMValueRef callee
     fail(r, call, "it calls variadic or very long function '%s'", kn_function_name(callee));
     return;
   }
+  if (unsupported_unseen_launch_memory(&r->varied, call, r->sig->fn)) {
+    r->failed = true;
+    return;
+  }
   AugCall aug = {.sig = rev_call_signature(r, call, callee)};
   rev_operands(call, aug.args);
   LLVMValueRef args[2 * KN_MAX_PARAMS];

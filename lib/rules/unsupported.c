@@ -112,18 +112,51 @@ static bool unshadowed_call_memory(LLVMValueRef base) {
   return !custom || !custom->inactive;
 }
 
-/* Whether fn reads floats from the memory at `base`: loads, or copies out. */
-static bool reads_floats_from(LLVMValueRef fn, LLVMValueRef base) {
+/* Whether `v` points into the memory at `base`: derived from it, or loaded
+ * from a local slot it was stored into (a callee not yet simplified keeps
+ * its parameters in such slots), or, for a pointer loaded from a global,
+ * loaded from it again. */
+static bool points_into(LLVMValueRef v, LLVMValueRef base) {
+  LLVMValueRef u = kn_underlying_object(v);
+  if (u == base || (LLVMIsALoadInst(u) && LLVMIsALoadInst(base) &&
+                    LLVMIsAGlobalVariable(LLVMGetOperand(base, 0)) &&
+                    LLVMGetOperand(u, 0) == LLVMGetOperand(base, 0)))
+    return true;
+  LLVMValueRef slot = LLVMIsALoadInst(u) ? LLVMGetOperand(u, 0) : NULL;
+  if (!slot || !LLVMIsAAllocaInst(slot))
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot && LLVMGetOperand(user, 0) == base)
+      return true;
+  }
+  return false;
+}
+
+/* Whether fn reads floats from the memory at `base`: loads, copies out,
+ * or a callee it hands the memory to that does (a few calls deep). */
+static bool reads_floats_within(LLVMValueRef fn, LLVMValueRef base, int depth) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
       if (LLVMIsALoadInst(inst) && kn_type_has_floats(LLVMTypeOf(inst)) &&
-          kn_underlying_object(LLVMGetOperand(inst, 0)) == base)
+          points_into(LLVMGetOperand(inst, 0), base))
         return true;
       const Rule *rule = LLVMIsACallInst(inst) ? rule_for_call(inst) : NULL;
-      if (rule && rule->kind == RULE_MEMCPY && kn_underlying_object(LLVMGetOperand(inst, 1)) == base)
+      if (rule && rule->kind == RULE_MEMCPY && points_into(LLVMGetOperand(inst, 1), base))
         return true;
+      LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+      if (!callee || LLVMIsDeclaration(callee) || depth >= 4)
+        continue;
+      for (unsigned i = 0, n = LLVMGetNumArgOperands(inst); i < n && i < LLVMCountParams(callee); i++)
+        if (points_into(LLVMGetOperand(inst, i), base) &&
+            reads_floats_within(callee, LLVMGetParam(callee, i), depth + 1))
+          return true;
     }
   return false;
+}
+
+static bool reads_floats_from(LLVMValueRef fn, LLVMValueRef base) {
+  return reads_floats_within(fn, base, 0);
 }
 
 bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValueRef dst,
@@ -169,6 +202,44 @@ bool unsupported_unshadowed_write(ValueSet *varied, LLVMValueRef inst, LLVMValue
              "it stores a differentiated value into memory returned by %s%s%s, which has no shadow: "
              "Kinase sees no allocation there",
              callee ? "'" : "an indirect call", callee ? kn_function_name(callee) : "", callee ? "'" : "");
+    return true;
+  }
+  return false;
+}
+
+/* A pointer loaded from a global that may change: a cached workspace. */
+static bool loaded_from_global(LLVMValueRef base) {
+  if (!LLVMIsALoadInst(base))
+    return false;
+  LLVMValueRef from = kn_underlying_object(LLVMGetOperand(base, 0));
+  return LLVMIsAGlobalVariable(from) && !LLVMIsGlobalConstant(from) && !registry_inactive_global(from);
+}
+
+bool unsupported_unseen_launch_memory(ValueSet *varied, LLVMValueRef call, LLVMValueRef subject) {
+  LLVMValueRef stub = kn_called_function(call);
+  unsigned n = LLVMGetNumArgOperands(call);
+  bool active = false;
+  for (unsigned i = 0; i < n && !active; i++)
+    active = vset_has(varied, LLVMGetOperand(call, i));
+  if (!stub || !cuda_is_launch_stub(stub) || !active)
+    return false;
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef arg = LLVMGetOperand(call, i), base = kn_underlying_object(arg);
+    if (!kn_is_pointer_type(LLVMTypeOf(arg)) || vset_has(varied, arg) ||
+        !LLVMIsAInstruction(base) || !(unshadowed_call_memory(base) || loaded_from_global(base)) ||
+        !reads_floats_from(LLVMGetBasicBlockParent(LLVMGetInstructionParent(base)), base))
+      continue;
+    char *kernel = cuda_launched_kernel_name(stub);
+    LLVMValueRef global = LLVMIsALoadInst(base) ? kn_underlying_object(LLVMGetOperand(base, 0)) : NULL;
+    LLVMValueRef callee = global ? NULL : kn_called_function(base);
+    kn_error(call, subject,
+             "it launches kernel '%s' with memory %s '%s' as argument %u, which has no shadow, and "
+             "reads that memory back: what the kernel writes there from differentiated values "
+             "would lose its derivative; allocate the memory in the differentiated function, or "
+             "pass it in with enzyme_dup",
+             kernel, global ? "held in global" : "returned by",
+             global ? kn_value_name(global) : callee ? kn_function_name(callee) : "an indirect call", i + 1);
+    free(kernel);
     return true;
   }
   return false;

@@ -180,17 +180,69 @@ static LLVMBasicBlockRef new_block(Reverse *r, const char *name) {
   return LLVMAppendBasicBlockInContext(ctx(), LLVMGetBasicBlockParent(LLVMGetInsertBlock(r->b)), name);
 }
 
+/* Whether `inst`, between a clear and the adds, leaves shadow memory
+ * alone: arithmetic, the thread's indices, the function's own adjoint
+ * slots. */
+static bool leaves_memory(LLVMValueRef inst) {
+  if (LLVMIsALoadInst(inst) || LLVMIsAStoreInst(inst))
+    return LLVMIsAAllocaInst(LLVMGetOperand(inst, LLVMIsAStoreInst(inst) ? 1 : 0)) != NULL;
+  if (LLVMIsAAtomicRMWInst(inst) ||
+      LLVMIsAAtomicCmpXchgInst(inst) || LLVMIsAFenceInst(inst))
+    return false;
+  LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+  return !LLVMIsACallInst(inst) ||
+         (callee && !strncmp(kn_function_name(callee), "llvm.nvvm.read.ptx.sreg.", 24));
+}
+
+/* The clear of `add`'s address (a store of zero of its type) that ends the
+ * block being built but for instructions that leave memory alone: the
+ * reverse of `y[i] = f(y[i])` zeroes dy[i], then adds into it. */
+static LLVMValueRef trailing_clear(Reverse *r, const HeldAdd *add) {
+  for (LLVMValueRef inst = LLVMGetLastInstruction(LLVMGetInsertBlock(r->b)); inst;
+       inst = LLVMGetPreviousInstruction(inst)) {
+    bool clear = LLVMIsAStoreInst(inst) && LLVMIsNull(LLVMGetOperand(inst, 0));
+    if (clear && LLVMGetOperand(inst, 1) == add->shadow)
+      return LLVMTypeOf(LLVMGetOperand(inst, 0)) == LLVMTypeOf(add->value) ? inst : NULL;
+    if (!clear && !leaves_memory(inst))
+      return NULL;
+  }
+  return NULL;
+}
+
+/* An address just cleared takes the add as a plain store in a
+ * one-dimensional launch (clear, load and add made one store); the atomic
+ * path clears it first, as before. */
 static void flush_owned_adds(Reverse *r) {
+  ptrdiff_t n = arrlen(r->owned_adds);
+  LLVMValueRef *clears = calloc((size_t)n + 1, sizeof *clears);
+  for (ptrdiff_t i = 0; i < n; i++) {
+    clears[i] = trailing_clear(r, &r->owned_adds[i]);
+    for (ptrdiff_t j = 0; j < i && clears[i]; j++)
+      if (clears[j] == clears[i])
+        clears[i] = NULL; /* the first add into it stores, the next ones add */
+  }
   LLVMBasicBlockRef owned = new_block(r, "owned"), shared = new_block(r, "shared");
   LLVMBasicBlockRef done = new_block(r, "accumulated");
   LLVMBuildCondBr(r->b, cuda_launch_is_linear(r->b), owned, shared);
   LLVMPositionBuilderAtEnd(r->b, owned);
-  add_each(r, r->owned_adds, add_plainly);
+  for (ptrdiff_t i = 0; i < n; i++) {
+    HeldAdd *add = &r->owned_adds[i];
+    if (clears[i])
+      LLVMSetAlignment(LLVMBuildStore(r->b, add->value, add->shadow), LLVMGetAlignment(clears[i]));
+    else
+      add_plainly(r, add->shadow, add->value, add->load);
+  }
   LLVMBuildBr(r->b, done);
   LLVMPositionBuilderAtEnd(r->b, shared);
+  for (ptrdiff_t i = 0; i < n; i++)
+    if (clears[i]) {
+      LLVMInstructionRemoveFromParent(clears[i]);
+      LLVMInsertIntoBuilder(r->b, clears[i]);
+    }
   add_each(r, r->owned_adds, add_atomically);
   LLVMBuildBr(r->b, done);
   LLVMPositionBuilderAtEnd(r->b, done);
+  free(clears);
 }
 
 /* The group's adds summed across the warp: one shuffle tree for all of

@@ -421,14 +421,22 @@ static void accumulate_into(Reverse *r, LLVMValueRef aug_shadow, LLVMValueRef a,
 /* A store overwrites what its location held: the adjoint there goes to the
  * stored value, and the location's shadow is cleared. An integer 0 into
  * memory of floats (a memset turned into a store) clears it too. */
-static void reverse_store(Reverse *r, LLVMValueRef store) {
+/* A store over shadowed memory that held floats, or may have: its reverse
+ * clears the shadow there, and passes what it held to the stored value. */
+bool rev_store_has_reverse(Reverse *r, LLVMValueRef store) {
   LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
   LLVMTypeRef type = adjoint_type(r, value);
   bool clears_floats = kn_type_has_floats(type) ||
                        (LLVMIsNull(value) && !kn_is_pointer_type(type) &&
                         rev_memory_types(r, at, at).floats);
-  if (!is_varied(r, at) || !clears_floats)
+  return is_varied(r, at) && clears_floats;
+}
+
+static void reverse_store(Reverse *r, LLVMValueRef store) {
+  if (!rev_store_has_reverse(r, store))
     return;
+  LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
+  LLVMTypeRef type = adjoint_type(r, value);
   LLVMValueRef aug_shadow = rev_shadow_of(r, at, store), shadow = rev_primal(r, aug_shadow);
   LLVMValueRef old = kn_type_has_floats(type)
                          ? LLVMBuildLoad2(r->b, type, guarded(r, aug_shadow, shadow, false), "")

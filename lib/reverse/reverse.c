@@ -71,10 +71,10 @@ static LLVMBasicBlockRef edge_block(Reverse *r, LLVMBasicBlockRef pred, PhiAdjoi
     if (incoming)
       rev_add_adjoint(r, incoming, phis[i].a);
   }
-  LLVMBasicBlockRef to = reverse_of(r, pred);
+  LLVMBasicBlockRef to = rev_reverse_target(r, pred);
   for (ptrdiff_t i = 0; i < arrlen(restarts); i++) {
     LLVMBuildStore(r->b, restarts[i].value, restarts[i].slot);
-    if (restarts[i].entered && restarts[i].entered->rev_entry)
+    if (restarts[i].entered && restarts[i].entered->rev_entry && !rev_block_is_idle(r, pred))
       to = restarts[i].entered->rev_entry;
   }
   LLVMBuildBr(r->b, to);
@@ -243,8 +243,14 @@ static void build_reverse(Reverse *r) {
   LLVMBuildBr(r->b, reverse_of(r, r->ret_block));
   rev_make_loop_entries(r);
   r->hoisting = true;
-  for (ptrdiff_t k = arrlen(r->blocks) - 1; k >= 0 && !r->failed; k--)
-    reverse_block(r, k);
+  for (ptrdiff_t k = arrlen(r->blocks) - 1; k >= 0 && !r->failed; k--) {
+    if (rev_block_is_idle(r, r->blocks[k])) {
+      LLVMPositionBuilderAtEnd(r->b, reverse_of(r, r->blocks[k]));
+      LLVMBuildUnreachable(r->b);
+    } else {
+      reverse_block(r, k);
+    }
+  }
   r->hoisting = false;
 }
 
@@ -312,6 +318,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
     if (!rev_counted_loop_with_header(&r, r.blocks[k]))
       rev_add_from_index(&r, r.blocks[k]);
   r.memory_frozen = rev_memory_is_frozen(&r);
+  rev_find_idle_loops(&r);
   if (!r.failed && r.ret_block) {
     build_reverse(&r);
     rev_place_final_stores(&r);
@@ -361,6 +368,7 @@ bool reverse_generate(const Signature *sig, LLVMValueRef aug, LLVMValueRef rev, 
   arrfree(r.warp_adds);
   rev_drop_held_clears(&r);
   arrfree(r.final_stores);
+  vmap_free(&r.idle_loop_entry);
   vset_free(&r.unneeded_params);
   vset_free(&r.dropped_writes);
   vmap_free(&r.shadow);

@@ -141,6 +141,7 @@ typedef struct {
   ptrdiff_t reversing;     /* the index in blocks of the block being reversed */
   bool hoisting;           /* values from before a loop may be computed where its reverse starts */
   LLVMValueRef *final_stores; /* aug stores made after the reverse sweep instead (final.c) */
+  ValueMap idle_loop_entry; /* aug block of a loop whose reverse does nothing -> its preheader */
   ValueSet unneeded_params; /* aug pointer parameters marked enzyme_dupnoneed */
   ValueSet dropped_writes;  /* those of them whose writes go (core/unneeded.c) */
   /* Integers that are addresses with shadows (CUdeviceptr), decided before
@@ -295,6 +296,7 @@ void rev_add_at_iteration_end(Reverse *r, CountedLoop *loop);
 
 /* adjoint.c */
 void rev_reverse_instruction(Reverse *r, LLVMValueRef inst, PhiAdjoint **phis);
+bool rev_store_has_reverse(Reverse *r, LLVMValueRef store);
 void rev_add_adjoint(Reverse *r, LLVMValueRef v, LLVMValueRef delta);
 void rev_flush_held_adds(Reverse *r);
 /* The adds summed across a whole warp whose lanes agree on their addresses:
@@ -314,6 +316,12 @@ bool rev_final_store(Reverse *r, LLVMValueRef inst);
 void rev_place_final_stores(Reverse *r);
 void rev_drop_final_stores(Reverse *r);
 LLVMValueRef rev_add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
+
+/* idleloops.c: loops whose reverse does nothing, stepped over */
+void rev_find_idle_loops(Reverse *r);
+bool rev_block_is_idle(Reverse *r, LLVMBasicBlockRef bb);
+/* The reverse block to go to after one whose forward block `pred` preceded. */
+LLVMBasicBlockRef rev_reverse_target(Reverse *r, LLVMBasicBlockRef pred);
 
 /* why.c */
 typedef enum {

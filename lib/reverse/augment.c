@@ -37,11 +37,20 @@ LLVMValueRef rev_shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
   return unsupported_missing_shadow(v, user, r->sig->fn, &r->failed);
 }
 
-/* The instruction applied to the shadows of operands [first, first+count). */
+/* The instruction applied to the shadows of operands [first, first+count).
+ * A load or store through a shadow address that may be null (a pointer
+ * read from memory set up outside any derivative, as the buckets of a
+ * global std::unordered_map whose shadow is zero: core/nullshadow.c)
+ * reads zeros or writes to a sink instead, as the reverse sweep's do. */
 static LLVMValueRef shadow_twin(Reverse *r, LLVMValueRef inst, unsigned first, unsigned count) {
   LLVMValueRef copy = LLVMInstructionClone(inst);
-  for (unsigned i = first; i < first + count; i++)
-    LLVMSetOperand(copy, i, rev_shadow_of(r, LLVMGetOperand(inst, i), inst));
+  bool store = LLVMIsAStoreInst(inst);
+  int address = LLVMIsALoadInst(inst) ? 0 : store ? 1 : -1;
+  for (unsigned i = first; i < first + count; i++) {
+    LLVMValueRef shadow = rev_shadow_of(r, LLVMGetOperand(inst, i), inst);
+    LLVMValueRef base = (int)i == address ? null_shadow_base(shadow) : NULL;
+    LLVMSetOperand(copy, i, base ? null_shadow_guard(r->ab, base, shadow, store) : shadow);
+  }
   kn_drop_metadata(copy);
   bool is_void = LLVMGetTypeKind(LLVMTypeOf(copy)) == LLVMVoidTypeKind;
   LLVMInsertIntoBuilderWithName(r->ab, copy, is_void ? "" : "shadow"); /* a store has no name */

@@ -387,6 +387,16 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   LLVMDisposeBuilder(before);
 }
 
+/* A copy of records holding pointers beside floats: the pointers' shadows
+ * move with them, the floats' shadows (their adjoints, which the reverse
+ * sweep moves) stay. */
+static void copy_pointer_shadows(Reverse *r, LLVMValueRef call, LLVMTypeRef record) {
+  LLVMValueRef fn = rev_copy_pointer_shadows_function(record);
+  LLVMValueRef args[3] = {rev_shadow_of(r, LLVMGetOperand(call, 1), call), rev_shadow_of(r, LLVMGetOperand(call, 0), call),
+                          LLVMBuildZExtOrBitCast(r->ab, LLVMGetOperand(call, 2), i64(), "")};
+  vset_add(&r->shadow_code, LLVMBuildCall2(r->ab, LLVMGlobalGetValueType(fn), fn, args, 3, ""));
+}
+
 static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0);
   if (rule->cuda) {
@@ -425,7 +435,9 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
      * pointers' shadows are copied now, so later loads find them. */
     if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1))) {
       MemoryTypes m = rev_copy_types(r, call);
-      if (m.pointers && m.floats)
+      if (m.pointers && m.floats && m.record)
+        copy_pointer_shadows(r, call, m.record);
+      else if (m.pointers && m.floats)
         fail(r, call, "it copies memory (%s) holding both pointers and floats, which Kinase "
                       "cannot yet split", "memcpy");
       else if (m.pointers)

@@ -630,7 +630,13 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     LLVMValueRef shadow = rev_primal(r, vmap_get(&r->shadow, call)), old = LLVMGetOperand(call, 0);
     MemoryTypes m = rev_realloc_types(r, call);
     LLVMTypeRef element = m.record ? m.record : m.mixed_floats ? NULL : m.floats;
-    if (is_varied(r, old) && element) {
+    /* Memory of no known type may hold floats whose adjoints would stay
+     * behind in the old shadow. */
+    if (is_varied(r, old) && (m.floats ? !element : !m.pointers && !m.ints))
+      rev_refuse_untyped_copy(r, call, "it reallocates memory whose element type Kinase cannot decide: "
+                                       "access it as its own type (not only as void *) where it is "
+                                       "reallocated or in the caller");
+    else if (is_varied(r, old) && element) {
       LLVMValueRef old_shadow = rev_primal(r, rev_shadow_of(r, old, call));
       LLVMValueRef fn = rev_copy_adjoints_function(element, false);
       LLVMValueRef args[3] = {old_shadow, shadow,

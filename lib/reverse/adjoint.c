@@ -631,8 +631,11 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     MemoryTypes m = rev_realloc_types(r, call);
     LLVMTypeRef element = m.record ? m.record : m.mixed_floats ? NULL : m.floats;
     /* Memory of no known type may hold floats whose adjoints would stay
-     * behind in the old shadow. */
-    if (is_varied(r, old) && (m.floats ? !element : !m.pointers && !m.ints))
+     * behind in the old shadow. Not so Kinase's own tape vectors (grown
+     * in kinase.tape.push, differentiated again for higher orders), whose
+     * records are of many types, and which move nothing here, as before. */
+    if (is_varied(r, old) && (m.floats ? !element : !m.pointers && !m.ints) &&
+        !kn_is_generated_function(r->sig->fn))
       rev_refuse_untyped_copy(r, call, "it reallocates memory whose element type Kinase cannot decide: "
                                        "access it as its own type (not only as void *) where it is "
                                        "reallocated or in the caller");

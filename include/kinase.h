@@ -89,7 +89,9 @@ extern int enzyme_buffer;
  *                                 which no derivative flows
  *   enzyme_function_like("log1p") differentiate the function as that math
  *                                 function (its body still runs)
- *   enzyme_nofree                 a hint Kinase needs not: accepted, no effect
+ *   (enzyme_nofree, a hint Kinase needs not, has no macro: it is also the
+ *   name of a marker, `int enzyme_nofree;`, which such a macro would break;
+ *   annotate("enzyme_nofree") is accepted, with no effect)
  *   enzyme_shouldrecompute        reverse mode calls the function again rather
  *                                 than recording its result (when it writes
  *                                 no memory and is not differentiated itself)
@@ -112,9 +114,6 @@ extern int enzyme_buffer;
 #endif
 #ifndef enzyme_function_like
 #define enzyme_function_like(name) annotate("enzyme_function_like", name)
-#endif
-#ifndef enzyme_nofree
-#define enzyme_nofree annotate("enzyme_nofree")
 #endif
 #ifndef enzyme_shouldrecompute
 #define enzyme_shouldrecompute annotate("enzyme_shouldrecompute")

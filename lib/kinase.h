@@ -90,6 +90,8 @@ bool kn_is_address_integer(LLVMTypeRef type);
 bool kn_is_call_site(LLVMValueRef v);
 LLVMValueRef kn_called_function(LLVMValueRef call); /* NULL if indirect */
 const char *kn_function_name(LLVMValueRef fn);
+/* A function Kinase made (__kinase_rev_f, kinase.tape.push), not the user's. */
+bool kn_is_generated_function(LLVMValueRef fn);
 LLVMValueRef kn_strip_casts(LLVMValueRef value);
 LLVMValueRef kn_underlying_object(LLVMValueRef ptr); /* through GEPs and casts */
 /* The base `p` is a constant byte offset from, through GEPs with constant

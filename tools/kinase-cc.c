@@ -503,12 +503,13 @@ static void add_kinase(ArgList *cmd, const char *prefix) {
   add(cmd, concat("-fpass-plugin=", plugin));
   add(cmd, concat("-I", include_dir(prefix)));
   /* Enzyme's attributes, unknown to clang, become annotations the pass reads
-   * (the same macros as in kinase.h). */
+   * (the same macros as in kinase.h). Not enzyme_nofree, which is also the
+   * name of a marker programs declare (`int enzyme_nofree;`, for split
+   * mode), and which Kinase needs not as an attribute. */
   static const char *const enzyme_attributes[] = {
       "-Denzyme_inactive=annotate(\"enzyme_inactive\")",
       "-Denzyme_inactive_noblock=annotate(\"enzyme_inactive_noblock\")",
       "-Denzyme_function_like(name)=annotate(\"enzyme_function_like\", name)",
-      "-Denzyme_nofree=annotate(\"enzyme_nofree\")",
       "-Denzyme_shouldrecompute=annotate(\"enzyme_shouldrecompute\")",
       "-Denzyme_elementwise_read=annotate(\"enzyme_elementwise_read\")",
       "-Denzyme_sparse_accumulate=annotate(\"enzyme_sparse_accumulate\")",

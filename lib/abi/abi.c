@@ -262,8 +262,11 @@ static bool collect_actual(Request *r) {
                            unsupported->what);
     /* enzyme_nocache: the caller promises that nothing changes the next
      * argument's memory between the two sweeps, so that Enzyme may leave
-     * its values off the tape. A hint: Kinase records what it needs. */
-    if (abi_is_marker(arg, "enzyme_nocache"))
+     * its values off the tape. A hint: Kinase records what it needs.
+     * enzyme_nofree asks Enzyme's split mode to keep what the tape points
+     * to; Kinase's reverse pass releases it as ever, so a tape serves one
+     * reverse pass. */
+    if (abi_is_marker(arg, "enzyme_nocache") || abi_is_marker(arg, "enzyme_nofree"))
       continue;
     LLVMValueRef *slot = abi_is_marker(arg, "enzyme_tape")        ? &r->tape
                          : abi_is_marker(arg, "enzyme_allocated") ? &r->allocated

@@ -87,6 +87,30 @@ static LLVMTypeRef *types_of_copy(LLVMValueRef fn, LLVMValueRef call) {
 }
 
 static LLVMTypeRef passed_type(LLVMValueRef fn, unsigned param, int depth);
+
+/* The type the accesses through the pointers loaded from the local `slot`
+ * show, where they agree: a `double *buf` that unoptimised code keeps in a
+ * slot, assigned in several places (null, then what a helper growing it
+ * with realloc returns, typed nowhere else), and indexed as doubles. */
+static LLVMTypeRef accessed_through_slot(LLVMValueRef slot) {
+  LLVMTypeRef agreed = NULL;
+  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef load = LLVMGetUser(u);
+    if (!LLVMIsALoadInst(load) || !kn_is_pointer_type(LLVMTypeOf(load)))
+      continue;
+    for (LLVMUseRef a = LLVMGetFirstUse(load); a; a = LLVMGetNextUse(a)) {
+      LLVMValueRef user = LLVMGetUser(a), at = NULL;
+      LLVMTypeRef type = accessed_type(user, &at);
+      bool through = LLVMIsAGetElementPtrInst(user) ? LLVMGetOperand(user, 0) == load : at == load;
+      if (!type || !through)
+        continue;
+      if (agreed && agreed != type)
+        return NULL;
+      agreed = type;
+    }
+  }
+  return agreed;
+}
 static LLVMTypeRef returned_type(LLVMValueRef fn, int depth);
 
 /* The function being noted and the user's function it is a copy of: the
@@ -130,15 +154,16 @@ static LLVMTypeRef declared_type(LLVMValueRef p, int depth) {
     return field_pointee_type(LLVMGetOperand(p, 0)); /* a buffer a struct's field points to */
   if (LLVMIsALoadInst(p) && LLVMIsAAllocaInst(LLVMGetOperand(p, 0))) {
     LLVMValueRef stored = NULL;
+    unsigned stores = 0;
     for (LLVMUseRef u = LLVMGetFirstUse(LLVMGetOperand(p, 0)); u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);
       if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == LLVMGetOperand(p, 0)) {
-        if (stored)
-          return NULL;
         stored = LLVMGetOperand(user, 0);
+        stores++;
       }
     }
-    return stored ? declared_type(stored, depth + 1) : NULL;
+    LLVMTypeRef type = stores == 1 ? declared_type(stored, depth + 1) : NULL;
+    return type ? type : accessed_through_slot(LLVMGetOperand(p, 0));
   }
   return NULL;
 }

@@ -41,15 +41,11 @@ static bool address_taken(LLVMValueRef fn) {
   return false;
 }
 
-static bool is_generated(LLVMValueRef fn) {
-  return !strncmp(kn_function_name(fn), "__kinase_", 9) || !strncmp(kn_function_name(fn), "kinase.", 7);
-}
-
 /* The functions a call of `type` through a pointer may reach. */
 static LLVMValueRef *candidates_of_type(LLVMTypeRef type) {
   LLVMValueRef *found = NULL;
   for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn))
-    if (LLVMGlobalGetValueType(fn) == type && !LLVMGetIntrinsicID(fn) && !is_generated(fn) &&
+    if (LLVMGlobalGetValueType(fn) == type && !LLVMGetIntrinsicID(fn) && !kn_is_generated_function(fn) &&
         address_taken(fn))
       arrput(found, fn);
   return found;

@@ -200,8 +200,29 @@ static LLVMTypeRef this_struct_type(LLVMValueRef fn) {
   return NULL;
 }
 
+/* The struct type clang names after the class `cls` ("struct.Shifted",
+ * "class.ns::Model"), where it has `size` bytes: a class with no member
+ * function of its own (a functor deriving its operator() from a base).
+ * Not a template's: clang names its instances alike, told apart by
+ * numbers. */
+static LLVMTypeRef named_class_type(const char *cls, uint64_t size) {
+  static const char *const kinds[] = {"struct", "class"};
+  if (strchr(cls, '<'))
+    return NULL;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    char *name = kn_strdup_printf("%s.%s", kinds[k], cls);
+    LLVMTypeRef type = LLVMGetTypeByName2(kn_module.ctx, name);
+    free(name);
+    if (type && !LLVMIsOpaqueStruct(type) &&
+        LLVMABISizeOfType(kn_module.layout, type) == size)
+      return type;
+  }
+  return NULL;
+}
+
 /* The struct type of `size` bytes the member functions of `cls` in the
- * module address `this` with, where they agree. */
+ * module address `this` with, where they agree; else the one named after
+ * it. */
 static LLVMTypeRef class_struct_type(const char *cls, uint64_t size) {
   LLVMTypeRef agreed = NULL;
   for (LLVMValueRef fn = LLVMGetFirstFunction(kn_module.mod); fn; fn = LLVMGetNextFunction(fn)) {
@@ -218,7 +239,7 @@ static LLVMTypeRef class_struct_type(const char *cls, uint64_t size) {
       agreed = type;
     }
   }
-  return agreed;
+  return agreed ? agreed : named_class_type(cls, size);
 }
 
 LLVMTypeRef param_class_type(LLVMValueRef fn, unsigned index) {

@@ -30,11 +30,27 @@ static LLVMValueRef stand_in(const char *name, bool constant) {
 
 LLVMValueRef null_shadow_base(LLVMValueRef shadow) {
   LLVMValueRef base = kn_underlying_object(shadow);
-  return !kn_module.gpu && LLVMIsALoadInst(base) ? base : NULL;
+  /* So may a phi or select of such pointers (a list walked in a loop), and
+   * one a callee's augmented sweep returns (the node a lookup found in a
+   * hash table whose shadow buckets are null), but not fresh memory. */
+  const Rule *rule = kn_is_call_site(base) ? rule_for_call(base) : NULL;
+  bool fresh = rule && (rule->kind == RULE_ALLOC || rule->kind == RULE_CALLOC);
+  bool loaded = LLVMIsALoadInst(base) || LLVMIsAPHINode(base) || LLVMIsASelectInst(base) ||
+                LLVMIsAExtractValueInst(base) || (kn_is_call_site(base) && !fresh);
+  return !kn_module.gpu && loaded ? base : NULL;
 }
 
+/* A missing shadow is null, or an address a callee computed from null (the
+ * shadow of a field of a node found through null shadow buckets, returned
+ * as `&node->second`): below the lowest address Linux maps
+ * (vm.mmap_min_addr, 64 KiB by default and never less than 4 KiB). */
+enum { NULL_SHADOW_PAGE = 4096 };
+
 LLVMValueRef null_shadow_guard(LLVMBuilderRef b, LLVMValueRef base, LLVMValueRef shadow, bool writes) {
-  LLVMValueRef missing = LLVMBuildIsNull(b, base, "shadow.missing");
+  LLVMTypeRef intptr = LLVMIntPtrTypeInContext(kn_module.ctx, kn_module.layout);
+  LLVMValueRef address = LLVMBuildPtrToInt(b, base, intptr, "");
+  LLVMValueRef missing = LLVMBuildICmp(b, LLVMIntULT, address, LLVMConstInt(intptr, NULL_SHADOW_PAGE, 0),
+                                       "shadow.missing");
   LLVMValueRef elsewhere = stand_in(writes ? "kinase.null_shadow.sink" : "kinase.null_shadow.zero", !writes);
   return LLVMBuildSelect(b, missing, elsewhere, shadow, "");
 }

@@ -84,6 +84,10 @@ const char *kn_value_name(LLVMValueRef value) {
 
 const char *kn_function_name(LLVMValueRef fn) { return kn_value_name(fn); }
 
+bool kn_is_generated_function(LLVMValueRef fn) {
+  return !strncmp(kn_function_name(fn), "__kinase_", 9) || !strncmp(kn_function_name(fn), "kinase.", 7);
+}
+
 static bool is_float_kind(LLVMTypeKind kind) {
   switch (kind) {
   case LLVMHalfTypeKind:

@@ -553,54 +553,6 @@ static void reverse_model_call(Reverse *r, LLVMValueRef call, LLVMValueRef model
   add_out_adjoints(r, &sig, primals, grads);
 }
 
-/* kinase.memcpy.reverse[.atomic].<T>(dsrc, ddst, bytes): dsrc[i] += ddst[i];
- * ddst[i] = 0 for the elements of type T. For an overlapping memmove the
- * order matters: each ddst[i] is read before it is written as a dsrc[j],
- * downwards when ddst lies below dsrc. The atomic form is for device code
- * whose source other threads may copy too (a gather of float3 through an
- * index, a struct of three floats that stays a memcpy of 12 bytes). */
-static LLVMValueRef memcpy_reverse_function(LLVMTypeRef element, bool atomic) {
-  char *name = kn_strdup_printf("kinase.memcpy.reverse.%s%s", atomic ? "atomic." : "",
-                                LLVMGetTypeKind(element) == LLVMFloatTypeKind ? "f32" : "f64");
-  LLVMValueRef fn = LLVMGetNamedFunction(kn_module.mod, name);
-  if (fn) {
-    free(name);
-    return fn;
-  }
-  LLVMTypeRef params[3] = {ptr(), ptr(), i64()};
-  fn = LLVMAddFunction(kn_module.mod, name, LLVMFunctionType(LLVMVoidTypeInContext(ctx()), params, 3, 0));
-  free(name);
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx(), fn, "entry");
-  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx(), fn, "loop");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx(), fn, "done");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx());
-  LLVMPositionBuilderAtEnd(b, entry);
-  LLVMValueRef n = LLVMBuildUDiv(b, LLVMGetParam(fn, 2),
-                                 const64(LLVMABISizeOfType(kn_module.layout, element)), "n");
-  LLVMValueRef downwards = LLVMBuildICmp(b, LLVMIntULT, LLVMGetParam(fn, 1), LLVMGetParam(fn, 0), "");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, n, const64(0), ""), done, loop);
-  LLVMPositionBuilderAtEnd(b, loop);
-  LLVMValueRef j = LLVMBuildPhi(b, i64(), "j");
-  LLVMValueRef last = LLVMBuildSub(b, LLVMBuildSub(b, n, const64(1), ""), j, "");
-  LLVMValueRef i = LLVMBuildSelect(b, downwards, last, j, "i");
-  LLVMValueRef src = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 0), &i, 1, "");
-  LLVMValueRef dst = LLVMBuildGEP2(b, element, LLVMGetParam(fn, 1), &i, 1, "");
-  LLVMValueRef moved = LLVMBuildLoad2(b, element, dst, "");
-  if (atomic)
-    LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, src, moved, LLVMAtomicOrderingMonotonic, 0);
-  else
-    LLVMBuildStore(b, LLVMBuildFAdd(b, LLVMBuildLoad2(b, element, src, ""), moved, ""), src);
-  LLVMBuildStore(b, LLVMConstNull(element), dst);
-  LLVMValueRef next = LLVMBuildAdd(b, j, const64(1), "");
-  LLVMAddIncoming(j, (LLVMValueRef[]){const64(0), next}, (LLVMBasicBlockRef[]){entry, loop}, 2);
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, next, n, ""), done, loop);
-  LLVMPositionBuilderAtEnd(b, done);
-  LLVMBuildRetVoid(b);
-  LLVMDisposeBuilder(b);
-  return fn;
-}
-
 static LLVMValueRef primal_in_sweep(void *r, LLVMValueRef operand) { return rev_primal(r, operand); }
 
 /* CUDA memory calls, through the runtime: it knows where each shadow
@@ -685,9 +637,19 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
   case RULE_REALLOC: {
     LLVMValueRef shadow = rev_primal(r, vmap_get(&r->shadow, call)), old = LLVMGetOperand(call, 0);
     MemoryTypes m = rev_realloc_types(r, call);
-    if (is_varied(r, old) && m.floats && !m.mixed_floats) {
+    LLVMTypeRef element = m.record ? m.record : m.mixed_floats ? NULL : m.floats;
+    /* Memory of no known type may hold floats whose adjoints would stay
+     * behind in the old shadow. Not so Kinase's own tape vectors (grown
+     * in kinase.tape.push, differentiated again for higher orders), whose
+     * records are of many types, and which move nothing here, as before. */
+    if (is_varied(r, old) && (m.floats ? !element : !m.pointers && !m.ints) &&
+        !kn_is_generated_function(r->sig->fn))
+      rev_refuse_untyped_copy(r, call, "it reallocates memory whose element type Kinase cannot decide: "
+                                       "access it as its own type (not only as void *) where it is "
+                                       "reallocated or in the caller");
+    else if (is_varied(r, old) && element) {
       LLVMValueRef old_shadow = rev_primal(r, rev_shadow_of(r, old, call));
-      LLVMValueRef fn = memcpy_reverse_function(m.floats, false);
+      LLVMValueRef fn = rev_copy_adjoints_function(element, false);
       LLVMValueRef args[3] = {old_shadow, shadow,
                               rev_kept_bytes(r->b, old_shadow, rev_primal(r, LLVMGetOperand(call, 1)))};
       LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
@@ -713,13 +675,13 @@ static void reverse_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
     /* No adjoints to move: pointers, integers, or what was noted. */
     if (!m.floats && (m.pointers || m.declared || m.numbers))
       return;
-    LLVMTypeRef element = m.mixed_floats ? NULL : m.floats;
+    LLVMTypeRef element = m.record ? m.record : m.mixed_floats ? NULL : m.floats;
     if (!element) {
       rev_refuse_untyped_copy(r, call, "it copies memory (memcpy) whose element type Kinase cannot "
                                        "decide: it must hold floats of one type");
       return;
     }
-    LLVMValueRef fn = memcpy_reverse_function(element, kn_module.gpu && threads_may_share(r, src));
+    LLVMValueRef fn = rev_copy_adjoints_function(element, kn_module.gpu && threads_may_share(r, src));
     LLVMValueRef args[3] = {rev_primal(r, rev_shadow_of(r, src, call)), ddst,
                             LLVMBuildZExtOrBitCast(r->b, len, i64(), "")};
     LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");

@@ -37,11 +37,20 @@ LLVMValueRef rev_shadow_of(Reverse *r, LLVMValueRef v, LLVMValueRef user) {
   return unsupported_missing_shadow(v, user, r->sig->fn, &r->failed);
 }
 
-/* The instruction applied to the shadows of operands [first, first+count). */
+/* The instruction applied to the shadows of operands [first, first+count).
+ * A load or store through a shadow address that may be null (a pointer
+ * read from memory set up outside any derivative, as the buckets of a
+ * global std::unordered_map whose shadow is zero: core/nullshadow.c)
+ * reads zeros or writes to a sink instead, as the reverse sweep's do. */
 static LLVMValueRef shadow_twin(Reverse *r, LLVMValueRef inst, unsigned first, unsigned count) {
   LLVMValueRef copy = LLVMInstructionClone(inst);
-  for (unsigned i = first; i < first + count; i++)
-    LLVMSetOperand(copy, i, rev_shadow_of(r, LLVMGetOperand(inst, i), inst));
+  bool store = LLVMIsAStoreInst(inst);
+  int address = LLVMIsALoadInst(inst) ? 0 : store ? 1 : -1;
+  for (unsigned i = first; i < first + count; i++) {
+    LLVMValueRef shadow = rev_shadow_of(r, LLVMGetOperand(inst, i), inst);
+    LLVMValueRef base = (int)i == address ? null_shadow_base(shadow) : NULL;
+    LLVMSetOperand(copy, i, base ? null_shadow_guard(r->ab, base, shadow, store) : shadow);
+  }
   kn_drop_metadata(copy);
   bool is_void = LLVMGetTypeKind(LLVMTypeOf(copy)) == LLVMVoidTypeKind;
   LLVMInsertIntoBuilderWithName(r->ab, copy, is_void ? "" : "shadow"); /* a store has no name */
@@ -378,6 +387,16 @@ static void augment_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
   LLVMDisposeBuilder(before);
 }
 
+/* A copy of records holding pointers beside floats: the pointers' shadows
+ * move with them, the floats' shadows (their adjoints, which the reverse
+ * sweep moves) stay. */
+static void copy_pointer_shadows(Reverse *r, LLVMValueRef call, LLVMTypeRef record) {
+  LLVMValueRef fn = rev_copy_pointer_shadows_function(record);
+  LLVMValueRef args[3] = {rev_shadow_of(r, LLVMGetOperand(call, 1), call), rev_shadow_of(r, LLVMGetOperand(call, 0), call),
+                          LLVMBuildZExtOrBitCast(r->ab, LLVMGetOperand(call, 2), i64(), "")};
+  vset_add(&r->shadow_code, LLVMBuildCall2(r->ab, LLVMGlobalGetValueType(fn), fn, args, 3, ""));
+}
+
 static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule) {
   LLVMValueRef dst = LLVMGetOperand(call, 0);
   if (rule->cuda) {
@@ -416,7 +435,9 @@ static void augment_memory_call(Reverse *r, LLVMValueRef call, const Rule *rule)
      * pointers' shadows are copied now, so later loads find them. */
     if (is_varied(r, dst) && is_varied(r, LLVMGetOperand(call, 1))) {
       MemoryTypes m = rev_copy_types(r, call);
-      if (m.pointers && m.floats)
+      if (m.pointers && m.floats && m.record)
+        copy_pointer_shadows(r, call, m.record);
+      else if (m.pointers && m.floats)
         fail(r, call, "it copies memory (%s) holding both pointers and floats, which Kinase "
                       "cannot yet split", "memcpy");
       else if (m.pointers)

@@ -30,6 +30,48 @@ static void note_type(MemoryTypes *m, LLVMTypeRef type) {
   }
 }
 
+/* ---- records ----
+ * Memory of floats of several types, or of floats beside pointers, is
+ * often an array of one struct: a copy of whole elements moves each field
+ * its own way. The struct is the one the accesses (GEPs over it, a local
+ * array of it) and the types noted before simplification name. */
+
+static bool is_sixteen_bit(LLVMTypeRef type) { return kn_sixteen_bit_float(type) != NULL; }
+
+/* `type`, or the element of the arrays it is, where that is a struct
+ * whose fields must move apart; else NULL. */
+static LLVMTypeRef record_candidate(LLVMTypeRef type) {
+  while (LLVMGetTypeKind(type) == LLVMArrayTypeKind)
+    type = LLVMGetElementType(type);
+  if (LLVMGetTypeKind(type) != LLVMStructTypeKind || is_sixteen_bit(type))
+    return NULL;
+  MemoryTypes m = {0};
+  note_type(&m, type);
+  return m.mixed_floats || (m.floats && m.pointers) ? type : NULL;
+}
+
+/* Notes the struct `type` names as the record; a second one makes none. */
+static void note_record(MemoryTypes *m, LLVMTypeRef type, bool *several) {
+  LLVMTypeRef record = record_candidate(type);
+  if (record && m->record && m->record != record)
+    *several = true;
+  else if (record)
+    m->record = record;
+}
+
+/* The record of the memory a copy of `length` bytes moves (a constant,
+ * or NULL), from the types `m` was gathered from and those noted in
+ * `noted`, where it moves whole elements. */
+static void settle_record(MemoryTypes *m, LLVMTypeRef noted, LLVMValueRef length, bool several) {
+  for (unsigned i = 0, n = noted && LLVMGetTypeKind(noted) == LLVMStructTypeKind ? LLVMCountStructElementTypes(noted) : 0;
+       i < n; i++)
+    note_record(m, LLVMStructGetTypeAtIndex(noted, i), &several);
+  uint64_t size = m->record ? LLVMABISizeOfType(kn_module.layout, m->record) : 0;
+  bool whole = length && LLVMIsAConstantInt(length) ? size && LLVMConstIntGetZExtValue(length) % size == 0 : true;
+  if (several || !whole || !(m->mixed_floats || (m->floats && m->pointers)))
+    m->record = NULL;
+}
+
 /* Memory objects: pointers that phis or selects may make the same pointer
  * (a buffer and its realloc'd successor) are one object. */
 static LLVMValueRef object_of(Reverse *r, LLVMValueRef p) {
@@ -178,8 +220,6 @@ static uint64_t access_bytes(LLVMValueRef inst) {
   return type ? LLVMStoreSizeOfType(kn_module.layout, type) : 0;
 }
 
-static bool is_sixteen_bit(LLVMTypeRef type) { return kn_sixteen_bit_float(type) != NULL; }
-
 static void note_local(MemoryTypes *m, LLVMValueRef local, const Window *w) {
   LLVMTypeRef type = LLVMGetAllocatedType(local);
   MemoryTypes own = {0};
@@ -209,7 +249,7 @@ static void note_local(MemoryTypes *m, LLVMValueRef local, const Window *w) {
  * With windows (a copy of known length), accesses to the same objects at
  * other known offsets are none either. */
 static MemoryTypes memory_types_in(Reverse *r, LLVMValueRef p1, LLVMValueRef p2, LLVMValueRef skip,
-                                   const Window windows[2]) {
+                                   const Window windows[2], bool *several) {
   LLVMValueRef bases[2] = {object_of(r, p1), object_of(r, p2)};
   MemoryTypes m = {0};
   for (ptrdiff_t k = 0; k < arrlen(r->blocks); k++)
@@ -231,18 +271,23 @@ static MemoryTypes memory_types_in(Reverse *r, LLVMValueRef p1, LLVMValueRef p2,
       note_type(&m, LLVMIsALoadInst(inst)    ? LLVMTypeOf(inst)
                     : LLVMIsAStoreInst(inst) ? LLVMTypeOf(LLVMGetOperand(inst, 0))
                                              : LLVMGetGEPSourceElementType(inst));
+      if (LLVMIsAGetElementPtrInst(inst))
+        note_record(&m, LLVMGetGEPSourceElementType(inst), several);
       m.numbers |= integer_as_number(inst);
     }
   for (int i = 0; i < 2; i++) {
     LLVMValueRef base = kn_underlying_object(i ? p2 : p1);
-    if (LLVMIsAAllocaInst(base))
+    if (LLVMIsAAllocaInst(base)) {
       note_local(&m, base, windows ? &windows[i] : NULL);
+      note_record(&m, LLVMGetAllocatedType(base), several);
+    }
   }
   return m;
 }
 
 static MemoryTypes memory_types_except(Reverse *r, LLVMValueRef p1, LLVMValueRef p2, LLVMValueRef skip) {
-  return memory_types_in(r, p1, p2, skip, NULL);
+  bool several = false;
+  return memory_types_in(r, p1, p2, skip, NULL, &several);
 }
 
 /* ---- integer copies ----
@@ -391,25 +436,31 @@ MemoryTypes rev_memory_types(Reverse *r, LLVMValueRef p1, LLVMValueRef p2) {
 }
 
 MemoryTypes rev_realloc_types(Reverse *r, LLVMValueRef call) {
-  MemoryTypes m = memory_types_except(r, call, LLVMGetOperand(call, 0), NULL);
+  bool several = false;
+  MemoryTypes m = memory_types_in(r, call, LLVMGetOperand(call, 0), NULL, NULL, &several);
   LLVMTypeRef noted = copytypes_of(call);
   if (!m.floats && !m.pointers && !m.ints && noted)
     note_type(&m, noted);
+  settle_record(&m, noted, NULL, several);
   return m;
 }
 
 MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call) {
   LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1), length = LLVMGetOperand(call, 2);
   uint64_t bytes = LLVMIsAConstantInt(length) ? LLVMConstIntGetZExtValue(length) : 0;
-  MemoryTypes m = memory_types_in(r, dst, src, NULL, NULL);
+  bool several = false;
+  MemoryTypes m = memory_types_in(r, dst, src, NULL, NULL, &several);
   if (m.pointers && m.floats) {
     /* Both may be beside the copied bytes (a constructor copying a
      * member of doubles into an object that starts with its vtable
      * pointer): what accesses the bytes themselves says, if anything. */
     Window windows[2] = {window_of(dst, bytes), window_of(src, bytes)};
-    MemoryTypes own = memory_types_in(r, dst, src, NULL, windows);
-    if (own.floats || own.pointers || own.ints)
+    bool own_several = false;
+    MemoryTypes own = memory_types_in(r, dst, src, NULL, windows, &own_several);
+    if (own.floats || own.pointers || own.ints) {
       m = own;
+      several = own_several;
+    }
   }
   LLVMTypeRef noted = copytypes_of(call);
   if (!m.floats && !m.pointers && !m.ints && noted) {
@@ -419,5 +470,6 @@ MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call) {
     note_type(&m, noted);
     m.declared = m.floats || m.pointers || m.ints;
   }
+  settle_record(&m, noted, length, several);
   return m;
 }

@@ -168,6 +168,11 @@ typedef struct {
                     (a local's type, TBAA), not only moved as raw bits */
   bool declared; /* the types noted before simplification (rev_copy_types):
                     the memory holds no others */
+  /* Where the memory holds floats of several types, or floats beside
+   * pointers: the one struct it is an array of (qsort moving elements of
+   * {float, double, int}), which a copy of whole elements moves field by
+   * field; NULL where there is none, or several. */
+  LLVMTypeRef record;
 } MemoryTypes;
 
 /* Phi adjoints travel along the edge the forward sweep took. */
@@ -243,6 +248,15 @@ MemoryTypes rev_copy_types(Reverse *r, LLVMValueRef call);
 /* What a realloc moves: what the accesses to its old and new memory show,
  * or else what was noted of the old memory's declaration. */
 MemoryTypes rev_realloc_types(Reverse *r, LLVMValueRef call);
+
+/* copyloops.c: functions (src, dst, bytes) over the whole elements of
+ * type `element` in bytes. The reverse of a copy: dst's adjoints of the
+ * float fields (a float type's, a record's) added into src's and cleared,
+ * atomically for memory threads share. */
+LLVMValueRef rev_copy_adjoints_function(LLVMTypeRef element, bool atomic);
+/* The augmented sweep's part of a copy of records: each pointer field's
+ * shadow copied, the float fields' shadows left as they are. */
+LLVMValueRef rev_copy_pointer_shadows_function(LLVMTypeRef record);
 
 /* useful.c */
 void rev_find_useful(Reverse *r);

@@ -6,6 +6,8 @@
 //                           scaled(), differentiated as a call, and on
 //                           global_scale, it changes nothing
 //   enzyme_nofree           accepted on functions and globals, no effect
+//                           (spelled as the annotation: the name is also a
+//                           marker's, which no macro may take)
 //   enzyme_elementwise_read host code: no effect (atomics are device code's)
 #include <kinase.h>
 #include <math.h>
@@ -14,7 +16,7 @@
 
 __attribute__((enzyme_shouldrecompute)) double weight(int k) { return 1.0 / (k + 1); }
 __attribute__((enzyme_shouldrecompute)) double scaled(double x, int k) { return weight(k) * sin(x); }
-__attribute__((enzyme_shouldrecompute, enzyme_nofree)) double global_scale = 1.5;
+__attribute__((enzyme_shouldrecompute, annotate("enzyme_nofree"))) double global_scale = 1.5;
 
 // sum_k w_k x^2 + w_k sin(x), times global_scale
 double series(double x, int n)
@@ -25,7 +27,7 @@ double series(double x, int n)
   return s * global_scale;
 }
 
-__attribute__((enzyme_nofree)) double *copy_of(const double *x, int n)
+__attribute__((annotate("enzyme_nofree"))) double *copy_of(const double *x, int n)
 {
   double *c = malloc(n * sizeof *c);
   for (int i = 0; i < n; i++)

@@ -36,7 +36,7 @@ __attribute__((enzyme_shadow(rate_shadow))) double rate = 1;
 __attribute__((enzyme_shadow(rate))) double solve(double x) { return x * rate; }
 
 // Accepted on globals: no error (the grep above).
-__attribute__((enzyme_nofree, enzyme_shouldrecompute, enzyme_inactive)) double kept[4];
+__attribute__((annotate("enzyme_nofree"), enzyme_shouldrecompute, enzyme_inactive)) double kept[4];
 
 void *use(void) { return pool_get(8); }
 // CHECK: 10 errors generated.

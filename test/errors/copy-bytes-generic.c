@@ -1,7 +1,9 @@
 // A generic swap through void pointers and memcpy, called from the
 // function being differentiated: in the callee nothing says what the bytes
 // are (the char arithmetic is only addresses), and at -O0 neither does the
-// caller (no TBAA on its `double *`), so the copies' element type is
+// caller (no TBAA on its `double *`, which it only passes on to calls;
+// indexed as doubles, it would say what the bytes are:
+// test/c/memcpy-caller-typed.c), so the copies' element type is
 // undecidable. An error at the copy (the last, which the reverse sweep
 // meets first: `tmp`, an array of chars, is raw storage, no evidence that
 // no floats move), not a derivative that moves no adjoints. From -O1 the caller's pointer TBAA decides it
@@ -18,9 +20,11 @@ __attribute__((noinline)) static void swap(void *base, size_t i, size_t j, size_
   memcpy((char *)base + j * size, tmp, size);
 }
 
+__attribute__((noinline)) static double product(const double *x) { return x[0] * x[1] * x[1]; }
+
 static double f(double *x) {
   swap(x, 0, 2, sizeof *x);
-  return x[0] * x[1] * x[1];
+  return product(x);
 }
 
 void test(double *x, double *dx) { __enzyme_autodiff((void *)f, enzyme_dup, x, dx); }

@@ -1,7 +1,9 @@
 ; Host code: a pointer loaded from memory has the shadow its slot's shadow
 ; holds, which is null where a Const pointer was stored (a closure capturing
 ; a Const pointer by reference). Its tangent is read from zeros there
-; (lib/core/nullshadow.c); a pointer passed as an argument is not guarded.
+; (lib/core/nullshadow.c), as it is below the first page (an address a
+; callee computed from a null shadow, `&node->second`, is missing too); a
+; pointer passed as an argument is not guarded.
 ; RUN: %opt -passes=kinase -S %s | FileCheck %s
 ; RUN: %opt -passes=kinase,verify -disable-output %s
 
@@ -25,7 +27,7 @@ define double @test(ptr %slot, ptr %dslot, ptr %x, ptr %dx) {
 
 ; CHECK-LABEL: define internal double @__kinase_fwd_f(
 ; CHECK: [[SHADOW:%.*]] = load ptr, ptr %d.slot
-; CHECK: [[MISSING:%.*]] = icmp eq ptr [[SHADOW]], null
+; CHECK: [[MISSING:%.*]] = icmp ult ptr [[SHADOW]], inttoptr (i64 4096 to ptr)
 ; CHECK: [[AT:%.*]] = select i1 [[MISSING]], ptr @kinase.null_shadow.zero, ptr [[SHADOW]]
 ; CHECK: load double, ptr [[AT]]
 ; CHECK-NOT: select

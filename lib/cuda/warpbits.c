@@ -69,6 +69,37 @@ static bool is_constant(LLVMValueRef v, unsigned long long c) {
   return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == c;
 }
 
+static bool is_op(LLVMValueRef v, LLVMOpcode op) { return LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == op; }
+
+/* Whether `put` sets only the low (high) 32 bits of an i64. */
+static bool puts_half(LLVMValueRef put, bool high) {
+  if (high)
+    return is_op(put, LLVMShl) && is_constant(LLVMGetOperand(put, 1), 32);
+  return LLVMIsAZExtInst(put) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(put, 0))) <= 32;
+}
+
+/* The double whose low (high) half is that of `d`, seen through the other
+ * half's replacement: sroa writes a double's words back one at a time,
+ * `bitcast (or (and (bitcast y), keep), put)`, so that the second half
+ * shuffled is read from the double with the first already moved. */
+static LLVMValueRef half_source(LLVMValueRef d, bool high) {
+  const unsigned long long keep = high ? 0xffffffff00000000ull : 0xffffffffull;
+  while (LLVMIsABitCastInst(d) && is_op(LLVMGetOperand(d, 0), LLVMOr)) {
+    LLVMValueRef bits = LLVMGetOperand(d, 0), kept = LLVMGetOperand(bits, 0), put = LLVMGetOperand(bits, 1);
+    if (!is_op(kept, LLVMAnd)) {
+      LLVMValueRef other = kept;
+      kept = put;
+      put = other;
+    }
+    LLVMValueRef from = is_op(kept, LLVMAnd) ? LLVMGetOperand(kept, 0) : NULL;
+    if (!from || !is_constant(LLVMGetOperand(kept, 1), keep) || !puts_half(put, !high) ||
+        !LLVMIsABitCastInst(from) || LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(from, 0))) != LLVMDoubleTypeKind)
+      break;
+    d = LLVMGetOperand(from, 0);
+  }
+  return d;
+}
+
 /* The double whose bits' low half `v` is (*high false: `trunc (bitcast d
  * to i64)`, lane 0 of `bitcast d to <2 x i32>`) or high half (*high true:
  * the trunc of the bits shifted right by 32, lane 1); NULL otherwise. */
@@ -80,14 +111,13 @@ static LLVMValueRef double_half(LLVMValueRef v, bool *high) {
     *high = is_constant(LLVMGetOperand(v, 1), 1);
   } else if (LLVMIsATruncInst(v)) {
     bits = LLVMGetOperand(v, 0);
-    if (LLVMIsAInstruction(bits) && LLVMGetInstructionOpcode(bits) == LLVMLShr &&
-        is_constant(LLVMGetOperand(bits, 1), 32)) {
+    if (is_op(bits, LLVMLShr) && is_constant(LLVMGetOperand(bits, 1), 32)) {
       *high = true;
       bits = LLVMGetOperand(bits, 0);
     }
   }
   return bits && LLVMIsABitCastInst(bits) && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(bits, 0))) == LLVMDoubleTypeKind
-             ? LLVMGetOperand(bits, 0)
+             ? half_source(LLVMGetOperand(bits, 0), *high)
              : NULL;
 }
 
@@ -230,12 +260,34 @@ static void float_users_take(LLVMValueRef bits, LLVMValueRef value) {
   arrfree(casts);
 }
 
+/* Whether `inst` is a double's shuffle (warp_double_bit_shuffles') whose
+ * value is still read as integer bits: halves put back together in a way
+ * instcombine did not fold, through which the derivative would be lost. */
+static bool double_shuffle_read_as_bits(LLVMValueRef inst) {
+  static const char prefix[] = "kinase.shfl.sync.";
+  LLVMValueRef callee = LLVMIsACallInst(inst) ? kn_called_function(inst) : NULL;
+  if (!callee || strncmp(kn_function_name(callee), prefix, sizeof prefix - 1))
+    return false;
+  for (LLVMUseRef use = LLVMGetFirstUse(inst); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (LLVMIsABitCastInst(user) && !kn_is_float_type(LLVMTypeOf(user)))
+      return true;
+  }
+  return false;
+}
+
 bool warp_float_bit_shuffles(LLVMValueRef fn, LLVMValueRef subject) {
   LLVMValueRef *calls = NULL;
   bool ok = true;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); ok && bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); ok && inst; inst = LLVMGetNextInstruction(inst)) {
-      if (integer_shuffle_mode(inst) < 0)
+      if (double_shuffle_read_as_bits(inst)) {
+        kn_error(inst, subject,
+                 "it shuffles a double as its two 32-bit halves and puts them back together in a way Kinase "
+                 "cannot follow, through which its derivative would be lost: shuffle the double itself");
+        ok = false;
+      }
+      if (!ok || integer_shuffle_mode(inst) < 0)
         continue;
       LLVMValueRef value = LLVMGetOperand(inst, 1);
       if (float_bits(value)) {

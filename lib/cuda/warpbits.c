@@ -78,47 +78,52 @@ static bool puts_half(LLVMValueRef put, bool high) {
   return LLVMIsAZExtInst(put) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(put, 0))) <= 32;
 }
 
-/* The double whose low (high) half is that of `d`, seen through the other
- * half's replacement: sroa writes a double's words back one at a time,
- * `bitcast (or (and (bitcast y), keep), put)`, so that the second half
- * shuffled is read from the double with the first already moved. */
-static LLVMValueRef half_source(LLVMValueRef d, bool high) {
+/* The double whose low (high) half those of the i64 `bits` are, seen
+ * through the other half's replacement (sroa writes a double's words back
+ * one at a time, `or (and (bits of y), keep), put`, so that the second half
+ * shuffled is read from the bits with the first already moved), or NULL. */
+static LLVMValueRef half_source(LLVMValueRef bits, bool high) {
   const unsigned long long keep = high ? 0xffffffff00000000ull : 0xffffffffull;
-  while (LLVMIsABitCastInst(d) && is_op(LLVMGetOperand(d, 0), LLVMOr)) {
-    LLVMValueRef bits = LLVMGetOperand(d, 0), kept = LLVMGetOperand(bits, 0), put = LLVMGetOperand(bits, 1);
+  for (;;) {
+    LLVMValueRef from = LLVMIsABitCastInst(bits) ? LLVMGetOperand(bits, 0) : NULL;
+    if (from && LLVMGetTypeKind(LLVMTypeOf(from)) == LLVMDoubleTypeKind)
+      return LLVMIsABitCastInst(from) && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(from, 0))) == LLVMIntegerTypeKind
+                 ? half_source(LLVMGetOperand(from, 0), high)
+                 : from;
+    if (!is_op(bits, LLVMOr))
+      return NULL;
+    LLVMValueRef kept = LLVMGetOperand(bits, 0), put = LLVMGetOperand(bits, 1);
     if (!is_op(kept, LLVMAnd)) {
       LLVMValueRef other = kept;
       kept = put;
       put = other;
     }
-    LLVMValueRef from = is_op(kept, LLVMAnd) ? LLVMGetOperand(kept, 0) : NULL;
-    if (!from || !is_constant(LLVMGetOperand(kept, 1), keep) || !puts_half(put, !high) ||
-        !LLVMIsABitCastInst(from) || LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(from, 0))) != LLVMDoubleTypeKind)
-      break;
-    d = LLVMGetOperand(from, 0);
+    if (!is_op(kept, LLVMAnd) || !is_constant(LLVMGetOperand(kept, 1), keep) || !puts_half(put, !high))
+      return NULL;
+    bits = LLVMGetOperand(kept, 0);
   }
-  return d;
 }
 
 /* The double whose bits' low half `v` is (*high false: `trunc (bitcast d
  * to i64)`, lane 0 of `bitcast d to <2 x i32>`) or high half (*high true:
  * the trunc of the bits shifted right by 32, lane 1); NULL otherwise. */
 static LLVMValueRef double_half(LLVMValueRef v, bool *high) {
-  LLVMValueRef bits = NULL;
   *high = false;
   if (LLVMIsAExtractElementInst(v) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
-    bits = LLVMGetOperand(v, 0);
+    LLVMValueRef pair = LLVMGetOperand(v, 0), from = LLVMIsABitCastInst(pair) ? LLVMGetOperand(pair, 0) : NULL;
     *high = is_constant(LLVMGetOperand(v, 1), 1);
-  } else if (LLVMIsATruncInst(v)) {
-    bits = LLVMGetOperand(v, 0);
-    if (is_op(bits, LLVMLShr) && is_constant(LLVMGetOperand(bits, 1), 32)) {
-      *high = true;
-      bits = LLVMGetOperand(bits, 0);
-    }
+    return from && LLVMGetTypeKind(LLVMTypeOf(from)) == LLVMDoubleTypeKind ? from : NULL;
   }
-  return bits && LLVMIsABitCastInst(bits) && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(bits, 0))) == LLVMDoubleTypeKind
-             ? half_source(LLVMGetOperand(bits, 0), *high)
-             : NULL;
+  if (!LLVMIsATruncInst(v))
+    return NULL;
+  LLVMValueRef bits = LLVMGetOperand(v, 0);
+  if (is_op(bits, LLVMLShr) && is_constant(LLVMGetOperand(bits, 1), 32)) {
+    *high = true;
+    bits = LLVMGetOperand(bits, 0);
+  }
+  LLVMTypeRef type = LLVMTypeOf(bits);
+  return LLVMGetTypeKind(type) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(type) == 64 ? half_source(bits, *high)
+                                                                                          : NULL;
 }
 
 /* The shuffle among `halves` (stb_ds array; NULL for those taken) that moves

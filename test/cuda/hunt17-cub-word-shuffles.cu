@@ -2,8 +2,9 @@
 // word (ShuffleUp, ShuffleDown, ShuffleIndex: the first word, then a loop
 // over the rest through locals): WarpScan's ExclusiveSum, Broadcast and
 // scans with an operator, BlockScan, WarpReduce and BlockReduce with an
-// operator, and WarpReduce's Sum over the first lanes only, of floats and
-// doubles, in kernels launched from a differentiated host function, and
+// operator (on logical warps of 16 lanes too, and raking), WarpReduce's
+// Sum over the first lanes only, and an exclusive scan from an initial
+// value, of floats and doubles, in kernels launched from a differentiated host function, and
 // in device-side requests. They were errors ("it shuffles 32 bits from
 // memory into memory ..."): kernels without derivatives, a request
 // refused. Now the word loops are unrolled (a float has one word, a
@@ -51,6 +52,9 @@ enum Case {
   WARP_INCLUSIVE_MAX_SCAN,
   WARP_BROADCAST,
   WARP_SUM_FIRST_LANES,
+  HALF_WARP_REDUCE_USER_ADD,
+  BLOCK_REDUCE_RAKING_USER_ADD,
+  WARP_EXCLUSIVE_SCAN_INITIAL,
   CASES
 };
 
@@ -67,14 +71,18 @@ template <class F> __global__ void collective(const F *x, F *out, int which) {
   using BlockScan = cub::BlockScan<F, THREADS>;
   using BlockScanWarps = cub::BlockScan<F, THREADS, cub::BLOCK_SCAN_WARP_SCANS>;
   using BlockReduce = cub::BlockReduce<F, THREADS, cub::BLOCK_REDUCE_WARP_REDUCTIONS>;
+  using BlockReduceRaking = cub::BlockReduce<F, THREADS, cub::BLOCK_REDUCE_RAKING>;
+  using HalfWarpReduce = cub::WarpReduce<F, 16>;
   __shared__ union {
     typename WarpScan::TempStorage warp_scan[WARPS];
     typename WarpReduce::TempStorage warp_reduce[WARPS];
     typename BlockScan::TempStorage block_scan;
     typename BlockScanWarps::TempStorage block_scan_warps;
     typename BlockReduce::TempStorage block_reduce;
+    typename BlockReduceRaking::TempStorage block_reduce_raking;
+    typename HalfWarpReduce::TempStorage half_warp_reduce[2 * WARPS];
   } storage;
-  __shared__ F leader[WARPS];
+  __shared__ F leader[2 * WARPS];
   int i = blockIdx.x * blockDim.x + threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   F v = x[i] * x[i], r = 0;
   switch (which) {
@@ -114,6 +122,23 @@ template <class F> __global__ void collective(const F *x, F *out, int which) {
     __syncwarp();
     r = leader[warp];
     break;
+  case HALF_WARP_REDUCE_USER_ADD: // logical warps of 16 lanes, each lane 0's
+    r = HalfWarpReduce(storage.half_warp_reduce[threadIdx.x / 16]).Reduce(v, Add());
+    if (lane % 16 == 0)
+      leader[threadIdx.x / 16] = r;
+    __syncwarp();
+    r = leader[threadIdx.x / 16];
+    break;
+  case BLOCK_REDUCE_RAKING_USER_ADD:
+    r = BlockReduceRaking(storage.block_reduce_raking).Reduce(v, Add());
+    if (threadIdx.x == 0)
+      leader[0] = r;
+    __syncthreads();
+    r = leader[0];
+    break;
+  case WARP_EXCLUSIVE_SCAN_INITIAL: // lane 0 gets the constant
+    WarpScan(storage.warp_scan[warp]).ExclusiveScan(v, r, F(1.5), Add());
+    break;
   }
   out[i] = r;
 }
@@ -150,9 +175,10 @@ __global__ void total_gradient(const float *x, float *dx) {
 // dr_i/dv_j for the case, v the inputs (their argmax decides the maxima).
 static double partial(int which, int i, int j, const std::vector<double> &v) {
   int segment = which == BLOCK_EXCLUSIVE_SUM || which == BLOCK_INCLUSIVE_SUM_WARP_SCANS ||
-                        which == BLOCK_REDUCE_MAXIMUM
+                        which == BLOCK_REDUCE_MAXIMUM || which == BLOCK_REDUCE_RAKING_USER_ADD
                     ? THREADS
-                    : 32;
+                : which == HALF_WARP_REDUCE_USER_ADD ? 16
+                                                     : 32;
   int first = i / segment * segment;
   if (j / segment * segment != first)
     return 0;
@@ -163,10 +189,13 @@ static double partial(int which, int i, int j, const std::vector<double> &v) {
   switch (which) {
   case WARP_EXCLUSIVE_SUM:
   case BLOCK_EXCLUSIVE_SUM:
+  case WARP_EXCLUSIVE_SCAN_INITIAL:
     return j < i;
   case BLOCK_INCLUSIVE_SUM_WARP_SCANS:
     return j <= i;
   case WARP_REDUCE_USER_ADD:
+  case HALF_WARP_REDUCE_USER_ADD:
+  case BLOCK_REDUCE_RAKING_USER_ADD:
     return 1;
   case BLOCK_REDUCE_MAXIMUM:
   case WARP_INCLUSIVE_MAX_SCAN:
@@ -180,9 +209,12 @@ static double partial(int which, int i, int j, const std::vector<double> &v) {
 }
 
 static const char *const names[CASES] = {
-    "WarpScan::ExclusiveSum",        "BlockScan::ExclusiveSum",    "BlockScan<WARP_SCANS>::InclusiveSum",
-    "WarpReduce::Reduce(user add)",  "BlockReduce::Reduce(max)",   "WarpScan::InclusiveScan(max)",
-    "WarpScan::Broadcast",           "WarpReduce::Sum(valid)"};
+    "WarpScan::ExclusiveSum",           "BlockScan::ExclusiveSum",
+    "BlockScan<WARP_SCANS>::InclusiveSum", "WarpReduce::Reduce(user add)",
+    "BlockReduce::Reduce(max)",         "WarpScan::InclusiveScan(max)",
+    "WarpScan::Broadcast",              "WarpReduce::Sum(valid)",
+    "WarpReduce<16>::Reduce(user add)", "BlockReduce<RAKING>::Reduce(user add)",
+    "WarpScan::ExclusiveScan(initial)"};
 
 template <class F> static void check_cases(double rtol) {
   std::vector<F> x(N), zero(N, 0), w(N), dir(N);

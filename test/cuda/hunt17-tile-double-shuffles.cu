@@ -3,8 +3,8 @@
 // requests: a thread_block_tile<32>'s shfl_down tree and shfl broadcast,
 // shfl_xor all-reduce, shfl_up scan and shfl rotation; cg::reduce (plus,
 // and greater on tiles of 16), cg::inclusive_scan and cg::exclusive_scan;
-// a struct of two values shuffled by the tile (copied into ints, a
-// double's halves alike); a double shuffled by hand as its halves
+// a struct of two values shuffled by the tile, down and from one lane
+// (copied into ints, a double's halves alike); a double shuffled by hand as its halves
 // (__double2loint, __double2hiint, __hiloint2double: those were integers,
 // a silently zero gradient) and a float as its bits (__float_as_int); an
 // indexed __shfl_sync whose source lane comes from __shfl_sync on ints and
@@ -43,7 +43,7 @@
 
 namespace cg = cooperative_groups;
 
-enum { N = 256, THREADS = 128, FULL = 0xffffffffu, SKIP = 3 };
+enum { N = 256, THREADS = 128, FULL = 0xffffffffu, SKIP = 3, SOURCE_LANE = 5 };
 
 enum Case {
   TILE_DOWN_TREE,
@@ -55,6 +55,7 @@ enum Case {
   CG_INCLUSIVE_SCAN,
   CG_EXCLUSIVE_SCAN_16,
   TILE_STRUCT_TREE,
+  TILE_STRUCT_BROADCAST,
   HALVES_BY_HAND_SCAN,
   INDEXED_FROM_INTS,
   BLOCK_SHARED_SCAN,
@@ -124,6 +125,11 @@ template <class F> __global__ void cooperate(const F *x, F *out, const int *perm
       p.b += q.b;
     }
     r = tile.shfl(p.a + p.b, 0);
+    break;
+  }
+  case TILE_STRUCT_BROADCAST: { // lane SOURCE_LANE's {v, 2v}
+    Pair<F> p = {v, 2 * v}, q = tile.shfl(p, SOURCE_LANE);
+    r = q.a + q.b;
     break;
   }
   case HALVES_BY_HAND_SCAN:
@@ -208,6 +214,8 @@ static double partial(int which, int i, int j, const std::vector<double> &v, con
     return 1;
   case TILE_STRUCT_TREE:
     return 3;
+  case TILE_STRUCT_BROADCAST:
+    return j - first == SOURCE_LANE ? 3 : 0;
   case TILE_UP_SCAN:
   case CG_INCLUSIVE_SCAN:
   case HALVES_BY_HAND_SCAN:
@@ -226,9 +234,11 @@ static double partial(int which, int i, int j, const std::vector<double> &v, con
 }
 
 static const char *const names[CASES] = {
-    "tile.shfl_down tree", "tile.shfl_xor all-reduce", "tile.shfl_up scan",      "tile.shfl rotation",
-    "cg::reduce plus",     "cg::reduce greater (16)",  "cg::inclusive_scan",     "cg::exclusive_scan (16)",
-    "tile struct tree",    "halves by hand scan",      "__shfl_sync from ints",  "shared-memory block scan"};
+    "tile.shfl_down tree",     "tile.shfl_xor all-reduce", "tile.shfl_up scan",
+    "tile.shfl rotation",      "cg::reduce plus",          "cg::reduce greater (16)",
+    "cg::inclusive_scan",      "cg::exclusive_scan (16)",  "tile struct tree",
+    "tile struct broadcast",   "halves by hand scan",      "__shfl_sync from ints",
+    "shared-memory block scan"};
 
 template <class F> static void check_cases(double rtol) {
   std::vector<F> x(N), zero(N, 0), w(N), dir(N);

@@ -117,7 +117,8 @@ static LLVMValueRef double_half(LLVMValueRef v, bool *high) {
   if (!LLVMIsATruncInst(v))
     return NULL;
   LLVMValueRef bits = LLVMGetOperand(v, 0);
-  if (is_op(bits, LLVMLShr) && is_constant(LLVMGetOperand(bits, 1), 32)) {
+  /* The high half by either shift: a signed long long shifted too. */
+  if ((is_op(bits, LLVMLShr) || is_op(bits, LLVMAShr)) && is_constant(LLVMGetOperand(bits, 1), 32)) {
     *high = true;
     bits = LLVMGetOperand(bits, 0);
   }

@@ -57,10 +57,33 @@ define internal double @by_hand(ptr %x) {
   ret double %sum
 }
 
+; The halves of a long long's bits (__double_as_longlong), the high one by
+; a signed shift, put back with a sign extension.
+define internal double @signed_bits(ptr %x) {
+  %lane = call i32 @llvm.nvvm.read.ptx.sreg.laneid()
+  %p = getelementptr inbounds double, ptr %x, i32 %lane
+  %v = load double, ptr %p
+  %sq = fmul double %v, %v
+  %bits = bitcast double %sq to i64
+  %lo = trunc i64 %bits to i32
+  %shifted = ashr i64 %bits, 32
+  %hi = trunc i64 %shifted to i32
+  %lo.moved = call i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 -1, i32 %lo, i32 2, i32 31)
+  %hi.moved = call i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 -1, i32 %hi, i32 2, i32 31)
+  %lo.wide = zext i32 %lo.moved to i64
+  %hi.wide = sext i32 %hi.moved to i64
+  %hi.placed = shl i64 %hi.wide, 32
+  %moved.bits = or i64 %hi.placed, %lo.wide
+  %moved = bitcast i64 %moved.bits to double
+  %sum = fadd double %sq, %moved
+  ret double %sum
+}
+
 define void @requests(ptr %x, ptr %dx) {
   %dup = load i32, ptr @enzyme_dup
   %g1 = call double (ptr, ...) @__enzyme_autodiff(ptr @pair_sum, i32 %dup, ptr %x, ptr %dx)
   %g2 = call double (ptr, ...) @__enzyme_autodiff(ptr @by_hand, i32 %dup, ptr %x, ptr %dx)
+  %g3 = call double (ptr, ...) @__enzyme_autodiff(ptr @signed_bits, i32 %dup, ptr %x, ptr %dx)
   ret void
 }
 
@@ -84,4 +107,9 @@ define void @requests(ptr %x, ptr %dx) {
 ; CHECK-NOT: @llvm.nvvm.d2i
 ; CHECK: call double @kinase.shfl.sync.up.f64(i32 -1, double %sq, i32 1, i32 0)
 ; CHECK-NOT: @llvm.nvvm.lohi.i2d
+; CHECK: ret { double, ptr }
+
+; CHECK-LABEL: define internal { double, ptr } @__kinase_aug_signed_bits(
+; CHECK: call double @kinase.shfl.sync.bfly.f64(i32 -1, double %sq, i32 2, i32 31)
+; CHECK-NOT: shfl.sync.bfly.i32(
 ; CHECK: ret { double, ptr }

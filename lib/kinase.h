@@ -464,6 +464,8 @@ void simplify_before(LLVMValueRef fn);
  * (copytypes.c notes what they said in between). */
 void simplify_registers(LLVMValueRef fn);
 void simplify_control(LLVMValueRef fn);
+/* Loops whose trip count is a constant unrolled whole, and sroa again. */
+void simplify_constant_loops(LLVMValueRef fn);
 /* Inlines, across the module, the call sites marked alwaysinline (a caller
  * marks the ones it wants). */
 void simplify_inline_marked_calls(void);
@@ -478,8 +480,11 @@ void split_loads_choosing_const_memory(const Signature *sig, LLVMValueRef copy);
 bool local_select_loads(LLVMValueRef fn);
 /* cuda/warpbits.c: each warp shuffle of a float's bits as an integer (how
  * cooperative groups shuffle a struct) becomes the float's own shuffle;
- * a shuffle of a double's halves so is an error (false). */
+ * a shuffle of part of a float's bits is an error (false). */
 bool warp_float_bit_shuffles(LLVMValueRef fn, LLVMValueRef subject);
+/* Before instcombine: the shuffles of a double's two halves alike become
+ * the double's shuffle; a half shuffled alone is an error (false). */
+bool warp_double_bit_shuffles(LLVMValueRef fn, LLVMValueRef subject);
 /* Inlines into `fn` the calls that reach an integer warp shuffle. */
 void warp_inline_integer_shuffles(LLVMValueRef fn);
 /* nullshadow.c: in host code, the shadow pointer that the address
@@ -893,9 +898,11 @@ bool half_math_is_conversion(LLVMValueRef fn);
  * each call of __float2half, __half2float, __float2bfloat16, ... (integer
  * code on the host) becomes fptrunc or fpext. */
 void half_math_wrap_calls(LLVMValueRef fn);
-/* rules/scopedatomics.c: atomicAdd_block / atomicAdd_system on floats
- * (NVVM intrinsics) become the atomicrmw fadd atomicAdd is, at their scope. */
-void nvvm_scoped_atomics_as_rmw(LLVMValueRef fn);
+/* rules/nvvmir.c: NVVM intrinsics that are plain IR become it:
+ * atomicAdd_block / atomicAdd_system on floats the atomicrmw fadd atomicAdd
+ * is, at their scope; __double2loint, __double2hiint and __hiloint2double
+ * the bit operations they are. */
+void nvvm_intrinsics_as_ir(LLVMValueRef fn);
 
 /* ---- libdevice.c ---- */
 
@@ -1157,6 +1164,9 @@ LLVMValueRef cuda_warp_any(LLVMBuilderRef b, LLVMValueRef pred);
 /* Whether every lane of a whole warp holds the same value of each of
  * values[0..n) (pointers, integers up to 64 bits, floats): an i1. */
 LLVMValueRef cuda_lanes_agree(LLVMBuilderRef b, LLVMValueRef *values, unsigned n);
+/* Whether a and b compute the same value the same way from the same
+ * operands (no calls or loads among them). */
+bool cuda_same_computation(LLVMValueRef a, LLVMValueRef b);
 /* Emits a branch to `agree` when all 32 lanes of the warp are here, each at
  * the same `addresses` (only then may their adds be summed across the warp,
  * cuda_warp_total), else to `disagree`. */
@@ -1168,8 +1178,8 @@ void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, un
 LLVMValueRef cuda_warp_totals(LLVMBuilderRef b, LLVMValueRef *values, unsigned n, LLVMValueRef *index);
 LLVMValueRef cuda_holds_total(LLVMBuilderRef b, unsigned n, LLVMValueRef index);
 /* kinase.shfl.sync.MODE.f64(mask, value, offset, packed clamp): the
- * shuffle (SHUFFLE_DOWN or SHUFFLE_UP) of a double as two 32-bit ones (a
- * row of rules/warp.def). */
+ * shuffle (SHUFFLE_IDX, ...) of a double as two 32-bit ones (a row of
+ * rules/warp.def). */
 LLVMValueRef cuda_double_shuffle(unsigned mode);
 /* The sum of v over the lanes in `mask` (all 32), in every lane. */
 LLVMValueRef cuda_warp_sum(LLVMBuilderRef b, LLVMValueRef mask, LLVMValueRef v);

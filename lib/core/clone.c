@@ -161,7 +161,7 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   devirt_indirect_calls(copy);
   variadic_fix_calls(copy);
   half_math_wrap_calls(copy);
-  nvvm_scoped_atomics_as_rmw(copy);
+  nvvm_intrinsics_as_ir(copy);
   rule_inline_models(copy);
   rule_unpack_model_arguments(copy);
   if (!scanf_isolate_numbers(copy, sig->fn) || !asm_lower_known(copy, sig->fn)) {
@@ -172,7 +172,8 @@ bool adopt_simplified_body(const Signature *sig, LLVMValueRef deriv, LLVMValueRe
   if (!kn_module.gpu)
     cuda_launch_structs_whole(copy);
   simplify_registers(copy);
-  if (!asm_lower_pairs(copy, sig->fn) || !pairbits_as_lanes(copy, sig->fn)) {
+  if (!asm_lower_pairs(copy, sig->fn) || !pairbits_as_lanes(copy, sig->fn) ||
+      (kn_module.gpu && !warp_double_bit_shuffles(copy, sig->fn))) {
     LLVMDeleteFunction(copy);
     return false;
   }

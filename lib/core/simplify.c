@@ -50,6 +50,13 @@ void simplify_control(LLVMValueRef fn) {
   run(fn, "early-cse,simplifycfg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,loop(indvars)");
 }
 
+/* Loops of a constant trip count (none, too) unrolled whole, then locals to
+ * registers again: a local indexed by such a loop's counter is memory to
+ * sroa while the loop is there. */
+void simplify_constant_loops(LLVMValueRef fn) {
+  run(fn, "sccp,simplifycfg,loop-simplify,lcssa,loop(loop-unroll-full),instsimplify,simplifycfg,sroa");
+}
+
 void simplify_before(LLVMValueRef fn) {
   simplify_registers(fn);
   simplify_control(fn);

@@ -58,7 +58,7 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
     char *dropped = NULL;
     kn_capture_errors(&dropped);
     half_math_wrap_calls(copy);
-    nvvm_scoped_atomics_as_rmw(copy);
+    nvvm_intrinsics_as_ir(copy);
     if (asm_lower_known(copy, fn)) {
       simplify_registers(copy);
       asm_lower_pairs(copy, fn);
@@ -66,8 +66,10 @@ static LLVMValueRef simplified(Effects *e, LLVMValueRef fn) {
     /* A struct of two floats copied whole (`b[i] = a[i]` on float2) is a
      * memcpy that instcombine makes an i64 load and store: the floats it
      * moves are noted before, as in the copies differentiated; so are the
-     * floats cooperative groups shuffle as integers. */
+     * floats cooperative groups shuffle as integers (a double's halves
+     * before instcombine, which would load the double as an integer). */
     simplify_registers(copy);
+    warp_double_bit_shuffles(copy, fn);
     copytypes_note(copy, fn);
     simplify_control(copy);
     warp_float_bit_shuffles(copy, fn);

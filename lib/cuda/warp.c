@@ -216,6 +216,8 @@ static bool same_computation(LLVMValueRef a, LLVMValueRef b, int depth) {
 
 /* v as the i64 match.all compares: pointers by address, narrower
  * integers and floats by their bits. */
+bool cuda_same_computation(LLVMValueRef a, LLVMValueRef b) { return same_computation(a, b, 0); }
+
 static LLVMValueRef as_i64(LLVMBuilderRef b, LLVMValueRef v) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx()), type = LLVMTypeOf(v);
   if (LLVMGetTypeKind(type) == LLVMPointerTypeKind)
@@ -259,7 +261,7 @@ void cuda_branch_on_lanes_agreeing(LLVMBuilderRef b, LLVMValueRef *addresses, un
     LLVMValueRef base = offset_base(addresses[i]);
     bool seen = false;
     for (unsigned k = 0; k < distinct; k++)
-      seen |= same_computation(bases[k], base, 0);
+      seen |= cuda_same_computation(bases[k], base);
     if (!seen)
       bases[distinct++] = base;
   }

@@ -690,8 +690,9 @@ static LLVMTypeRef shuffled_word_type(LLVMValueRef call) {
  * shuffle of a pack (the headers shuffle a __half as the pair of it twice)
  * is told by what reads the shuffle, and tells the pack once replaced: so
  * rounds go on while one replaces something. The shuffles left then are of
- * a float or an integer. */
-bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject) {
+ * a float or an integer. Returns the calls whose type nothing tells (a
+ * stb_ds array). */
+static LLVMValueRef *lower_told(LLVMValueRef fn) {
   LLVMValueRef *calls = NULL;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst))
@@ -710,26 +711,48 @@ bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject) {
       }
     }
   }
+  LLVMValueRef *untold = NULL;
   for (ptrdiff_t k = 0; k < arrlen(calls); k++) {
     LLVMTypeRef t = calls[k] && is_shuffle(row_of(calls[k])) ? shuffled_word_type(calls[k]) : NULL;
-    if (t) {
+    if (t)
       replace(b, calls[k], row_of(calls[k]), t);
-      calls[k] = NULL;
-    }
+    else if (calls[k])
+      arrput(untold, calls[k]);
   }
   LLVMDisposeBuilder(b);
-  bool ok = true;
-  for (ptrdiff_t k = 0; ok && k < arrlen(calls); k++)
-    if (calls[k]) {
-      kn_error(calls[k], subject,
-               row_of(calls[k])->op == ASM_PACK
-                   ? "it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are "
-                     "neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them"
-                   : "it shuffles 32 bits from memory into memory whose type nothing here tells (__shfl_sync "
-                     "on a __half2 or __nv_bfloat162 neither computed nor used as one, or cub's ShuffleUp or "
-                     "ShuffleDown of a value word by word, as WarpScan's ExclusiveSum does)");
-      ok = false;
-    }
   arrfree(calls);
+  return untold;
+}
+
+static bool any_shuffle(LLVMValueRef *calls) {
+  for (ptrdiff_t k = 0; k < arrlen(calls); k++)
+    if (is_shuffle(row_of(calls[k])))
+      return true;
+  return false;
+}
+
+bool asm_lower_pairs(LLVMValueRef fn, LLVMValueRef subject) {
+  LLVMValueRef *untold = lower_told(fn);
+  /* cub shuffles a value word by word (ShuffleUp, ShuffleDown,
+   * ShuffleIndex, under WarpScan's ExclusiveSum, BlockScan, and the
+   * reductions with an operator of the user's): the first word, then
+   * `for (WORD = 1; WORD < WORDS; ++WORD)`, through locals that the loop's
+   * counter indexes, so that sroa leaves the words in memory, which tells
+   * nothing of their type. The loop's trip count is a constant (none for a
+   * float, one for a double): unrolled, the words are the value's bits. */
+  if (any_shuffle(untold)) {
+    arrfree(untold);
+    simplify_constant_loops(fn);
+    untold = lower_told(fn);
+  }
+  if (arrlen(untold))
+    kn_error(untold[0], subject,
+             row_of(untold[0])->op == ASM_PACK
+                 ? "it packs two 16-bit values into a pair (__halves2half2 or __halves2bfloat162) that are "
+                   "neither computed as __half or __nv_bfloat16 here nor used as a pair of one of them"
+                 : "it shuffles 32 bits from memory into memory whose type nothing here tells (__shfl_sync "
+                   "on a __half2 or __nv_bfloat162 neither computed nor used as one)");
+  bool ok = !arrlen(untold);
+  arrfree(untold);
   return ok;
 }

@@ -20,6 +20,10 @@
  *       counts a check; prints "FAIL f' at x = 0.5: got .. want .." for the
  *       first CHECK_PRINT_MAX failures
  *   check_within(got, want, tol, "...", ...);  the same with an absolute tolerance
+ *   check_jacobian(dx, tangent, w, dir, jacobian, 1e-4, "scan");
+ *       reverse and forward mode of out = f(x) against its Jacobian,
+ *       jacobian(i, j) = d out_i / d x_j: dx the gradient of sum_i w_i out_i,
+ *       tangent the tangent of out along dir
  *   return check_exit();                       prints PASS, or how many checks failed;
  *                                              returns the exit status (0 or 1)
  *
@@ -170,6 +174,23 @@ static inline CHECK_PRINTF(4) int check_close(double got, double want, double rt
   int ok = check_within_v_(got, want, check_tolerance_(want, rtol), what, ap);
   va_end(ap);
   return ok;
+}
+
+template <class F, class Jacobian>
+static void check_jacobian(const std::vector<F> &dx, const std::vector<F> &tangent, const std::vector<F> &w,
+                           const std::vector<F> &dir, Jacobian jacobian, double rtol, const char *what) {
+  for (size_t j = 0; j < dx.size(); j++) {
+    double want = 0;
+    for (size_t i = 0; i < w.size(); i++)
+      want += w[i] * jacobian((int)i, (int)j);
+    check_close(dx[j], want, rtol, "%s (%zu-byte) d/dx[%zu]", what, sizeof(F), j);
+  }
+  for (size_t i = 0; i < tangent.size(); i++) {
+    double want = 0;
+    for (size_t j = 0; j < dir.size(); j++)
+      want += jacobian((int)i, (int)j) * dir[j];
+    check_close(tangent[i], want, rtol, "%s (%zu-byte) tangent of out[%zu]", what, sizeof(F), i);
+  }
 }
 
 static inline int check_exit(void) {

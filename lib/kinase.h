@@ -383,9 +383,10 @@ void cxx_store_gradients(LLVMBuilderRef b, const CxxRequest *cxx, LLVMValueRef g
 
 /* ---- inline.c: requests whose function is a parameter ---- */
 
-/* Inlines into their callers the always_inline functions (the templates of
- * <enzyme/enzyme>) holding requests among `calls` whose function is one of
- * their parameters, and deletes those left unused. True if it inlined any:
+/* Inlines into their callers the functions (the always_inline templates of
+ * <enzyme/enzyme>, a user's wrapper called with a function) holding requests
+ * among `calls` whose function is one of their parameters, and deletes
+ * those left unused. True if it inlined any:
  * the caller finds the requests again, which may need another round. */
 bool inline_request_holders(LLVMValueRef *calls, size_t n);
 /* The constant `value` is, through allocas stored once (a parameter passed

@@ -144,6 +144,9 @@ typedef struct {
   unsigned width;         /* enzyme_width's lanes, 1 without */
   LLVMValueRef tape;      /* enzyme_tape's value, or NULL */
   LLVMValueRef allocated; /* enzyme_allocated's size, or NULL */
+  /* Per parameter: the shadow of a struct of floats passed in memory and
+   * marked enzyme_out, which collects its gradient (out_struct), or NULL. */
+  LLVMValueRef out_structs[KN_MAX_PARAMS];
   CxxRequest cxx;         /* a request from <enzyme/enzyme> (cxx.c) */
 } Request;
 
@@ -517,6 +520,42 @@ static bool struct_result(Request *r, Signature *sig, unsigned *first) {
   return true;
 }
 
+/* Whether every scalar inside `t` is a float (a struct or array of them). */
+static bool all_floats(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMStructTypeKind:
+    for (unsigned i = 0, n = LLVMCountStructElementTypes(t); i < n; i++)
+      if (!all_floats(LLVMStructGetTypeAtIndex(t, i)))
+        return false;
+    return LLVMCountStructElementTypes(t) > 0;
+  case LLVMArrayTypeKind:
+    return all_floats(LLVMGetElementType(t));
+  default:
+    return kn_is_float_type(t);
+  }
+}
+
+/* A struct of floats too large for registers (struct {double x, y, z;},
+ * std::array<double, 3>) is passed in memory, as a pointer (byval). Marked
+ * enzyme_out, or unmarked in reverse mode, its gradient is a struct of the
+ * same type: the function takes it as Duplicated, its shadow a zeroed copy
+ * in the caller that collects the gradient, returned in parameter order
+ * with the other enzyme_out ones (return_gradients). */
+static bool out_struct(Request *r, unsigned i, LLVMTypeRef t, LLVMTypeRef param, unsigned *cursor) {
+  if (r->kind != REQ_GRADIENT || r->width > 1)
+    return request_error(r, "parameter %u of '%s' is a struct passed in memory and marked enzyme_out, "
+                            "which only __enzyme_autodiff without enzyme_width supports; take the "
+                            "struct by pointer and pass it with enzyme_dup",
+                         i + 1, kn_function_name(r->fn));
+  LLVMValueRef value = r->actual[(*cursor)++];
+  LLVMBuilderRef entry = kn_entry_builder(LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call)));
+  LLVMValueRef shadow = LLVMBuildAlloca(entry, t, "out.struct");
+  LLVMDisposeBuilder(entry);
+  LLVMBuildStore(r->b, LLVMConstNull(t), shadow);
+  r->out_structs[i] = shadow;
+  return push_arg(r, i, false, value, param) && push_arg(r, i, true, shadow, param);
+}
+
 /* What an argument of `needed` values needs, in words. */
 static const char *needed_words(unsigned needed, unsigned width) {
   static char words[96];
@@ -541,8 +580,16 @@ static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
   for (unsigned i = first; i < nparams; i++) {
     LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(r->fn, i));
     int marker = cursor < nactual ? marker_of(r->actual[cursor]) : -1;
-    Activity act = marker >= 0 ? (Activity)marker : default_activity(type, r->mode);
+    LLVMTypeRef by_value = byval_type(r->fn, i);
+    bool float_struct = by_value && r->mode == MODE_REVERSE && !kn_module.gpu && all_floats(by_value);
+    Activity act = marker >= 0 ? (Activity)marker : float_struct ? ACT_OUT : default_activity(type, r->mode);
     cursor += marker >= 0;
+    if (act == ACT_OUT && float_struct && cursor < nactual) {
+      if (!out_struct(r, i, by_value, type, &cursor))
+        return false;
+      sig->params[i] = ACT_DUP;
+      continue;
+    }
     unsigned needed = (act == ACT_DUP || act == ACT_DUPNONEED) ? 1 + r->width : 1;
     if (cursor + needed > nactual)
       return request_error(r, "'%s' has %u parameter%s but the call ends at parameter %u (%s needs %s)",
@@ -550,7 +597,6 @@ static bool read_arguments(Request *r, Signature *sig, unsigned *read) {
                            activity_name(act), needed_words(needed, r->width));
     if (!check_activity(r, i, type, act))
       return false;
-    LLVMTypeRef by_value = byval_type(r->fn, i);
     for (unsigned k = 0; k < needed; k++) {
       LLVMValueRef value = r->actual[cursor];
       if (marker_of(value) >= 0 && r->width > 1 && k)
@@ -785,31 +831,49 @@ static bool call_forward(Request *r, Signature *sig, LLVMTypeRef ret) {
   return true;
 }
 
+/* The gradients of the enzyme_out parameters in parameter order: the
+ * scalars' from the reverse sweep's `grads`, a struct's passed in memory
+ * from its shadow (out_struct). *structs says whether there was one. */
+static unsigned ordered_gradients(Request *r, const Signature *sig, LLVMValueRef grads,
+                                  LLVMValueRef *out, bool *structs) {
+  unsigned n = 0, k = 0;
+  *structs = false;
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    LLVMValueRef shadow = r->out_structs[i];
+    *structs |= shadow != NULL;
+    if (shadow)
+      out[n++] = LLVMBuildLoad2(r->b, LLVMGetAllocatedType(shadow), shadow, "out.gradient");
+    else if (sig->params[i] == ACT_OUT)
+      out[n++] = LLVMBuildExtractValue(r->b, grads, k++, "");
+  }
+  return n;
+}
+
 /* The gradients of the enzyme_out parameters, as the caller declared them:
  * one value, or a struct of them in order. */
-static bool return_gradients(Request *r, LLVMValueRef grads) {
+static bool return_gradients(Request *r, const Signature *sig, LLVMValueRef grads) {
   LLVMTypeRef declared = r->declared;
   if (LLVMGetTypeKind(declared) == LLVMVoidTypeKind)
     return true;
-  bool none = LLVMGetTypeKind(LLVMTypeOf(grads)) == LLVMVoidTypeKind;
-  unsigned n = none ? 0 : LLVMCountStructElementTypes(LLVMTypeOf(grads));
-  bool ok = true;
+  LLVMValueRef g[KN_MAX_PARAMS];
+  bool structs, ok = true;
+  unsigned n = ordered_gradients(r, sig, grads, g, &structs);
   LLVMValueRef value = NULL;
   if (n == 0) {
     value = LLVMConstNull(declared);
   } else if (n == 1) {
-    value = coerce(r->b, LLVMBuildExtractValue(r->b, grads, 0, ""), declared, &ok);
+    value = coerce(r->b, g[0], declared, &ok);
   } else if (LLVMGetTypeKind(declared) == LLVMStructTypeKind &&
              LLVMCountStructElementTypes(declared) == n) {
     value = LLVMGetPoison(declared);
     for (unsigned i = 0; i < n && ok; i++) {
-      LLVMValueRef g = coerce(r->b, LLVMBuildExtractValue(r->b, grads, i, ""),
-                              LLVMStructGetTypeAtIndex(declared, i), &ok);
+      LLVMValueRef field = coerce(r->b, g[i], LLVMStructGetTypeAtIndex(declared, i), &ok);
       if (ok)
-        value = LLVMBuildInsertValue(r->b, value, g, i, "");
+        value = LLVMBuildInsertValue(r->b, value, field, i, "");
     }
   } else {
-    value = coerce(r->b, grads, declared, &ok);
+    ok = !structs; /* an array of scalars' gradients, as the reverse sweep returns them */
+    value = ok ? coerce(r->b, grads, declared, &ok) : NULL;
   }
   if (!ok)
     return request_error(r, "the declared return type cannot hold the %u gradient%s of '%s''s "
@@ -946,7 +1010,7 @@ static bool call_gradient(Request *r, Signature *sig, LLVMTypeRef ret) {
     return call_gradient_cxx(r, sig, ret);
   LLVMValueRef aug = call_aug(r, sig, kn_is_float_type(ret), true);
   LLVMValueRef seed = sig->ret_tangent ? math_const(ret, 1.0) : NULL;
-  return return_gradients(r, call_rev(r, sig, seed, last_field(r->b, aug, "tape")));
+  return return_gradients(r, sig, call_rev(r, sig, seed, last_field(r->b, aug, "tape")));
 }
 
 /* Split mode keeps the tape where the caller said: in the enzyme_allocated
@@ -1043,7 +1107,7 @@ static bool call_split_reverse(Request *r, Signature *sig, LLVMTypeRef ret, unsi
       return false;
     tape = LLVMBuildLoad2(r->b, LLVMPointerTypeInContext(kn_module.ctx, 0), r->tape, "tape");
   }
-  return check_all_read(r, cursor) && return_gradients(r, call_rev(r, sig, seed, tape));
+  return check_all_read(r, cursor) && return_gradients(r, sig, call_rev(r, sig, seed, tape));
 }
 
 /* An invoke ends its block: in its place goes an invoke of a function that

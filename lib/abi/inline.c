@@ -1,10 +1,15 @@
-/* Requests whose function is a parameter of an always_inline function: the
- * templates of <enzyme/enzyme> (enzyme::autodiff(f, args...) passes f down
- * to the call of __enzyme_autodiff), or a user's own wrapper. Kinase runs at
- * the start of the pipeline, before anything is inlined, so such a request
- * does not know its function. Inlining the wrapper into its callers, as the
- * pipeline would do later anyway, makes the function a constant there: one
- * stored into the alloca clang made for the parameter and loaded back. */
+/* Requests whose function is a parameter of the function holding them: the
+ * always_inline templates of <enzyme/enzyme> (enzyme::autodiff(f, args...)
+ * passes f down to the call of __enzyme_autodiff), or a user's own wrapper
+ * (`template <class F> double grad(F f, double x)` calling
+ * __enzyme_autodiff((void *)f, ...), or a static function taking a function
+ * pointer), which Enzyme, running after the optimiser's inlining at -O2,
+ * resolves. Kinase runs at the start of the pipeline, before anything is
+ * inlined, so such a request does not know its function. Inlining the
+ * wrapper into its callers, as the pipeline would do later anyway, makes the
+ * function a constant there: one stored into the alloca clang made for the
+ * parameter and loaded back. A wrapper other translation units may call
+ * keeps its body, and the request there stays an error. */
 #include "kinase.h"
 
 #include <stb/stb_ds.h>
@@ -143,13 +148,36 @@ static LLVMValueRef function_operand(LLVMValueRef call) {
   return LLVMGetNumArgOperands(call) > first ? LLVMGetOperand(call, first) : NULL;
 }
 
+/* Whether some call of `param`'s function passes a function for it. */
+static bool passed_a_function(LLVMValueRef param) {
+  LLVMValueRef fn = LLVMGetParamParent(param);
+  unsigned index = 0;
+  while (LLVMGetParam(fn, index) != param)
+    index++;
+  for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (kn_is_call_site(user) && kn_called_function(user) == fn &&
+        LLVMIsAFunction(inline_known_constant(LLVMGetOperand(user, index))))
+      return true;
+  }
+  return false;
+}
+
+/* Whether `target` is a parameter of the function holding it, through the
+ * allocas clang stores parameters in, for which some call passes a function. */
+static bool from_parameter(LLVMValueRef target) {
+  LLVMValueRef v = forwarded(target, 0);
+  return LLVMIsAArgument(v) && passed_a_function(v);
+}
+
 bool inline_request_holders(LLVMValueRef *calls, size_t n) {
   LLVMValueRef *holders = NULL;
   for (size_t i = 0; i < n; i++) {
     LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(calls[i]));
     LLVMValueRef target = function_operand(calls[i]);
     if (target && !LLVMIsAFunction(inline_known_constant(target)) &&
-        has_fn_attribute(holder, "alwaysinline") && mark_callers(holder))
+        (has_fn_attribute(holder, "alwaysinline") || from_parameter(target)) &&
+        mark_callers(holder))
       arrput(holders, holder);
   }
   bool inlined = arrlen(holders) > 0;

@@ -553,13 +553,32 @@ static bool local_memory_reached(ValueSet *varied, LLVMValueRef address, int dep
   return false;
 }
 
+/* An object of one byte (an empty class: std::ranges::less, std::identity)
+ * holds neither a derivative nor a pointer, but a call given its address may
+ * hand the address back in a result that holds pointers (std::ranges::sort
+ * wraps its comparator and projection, taken by reference, in a closure),
+ * and from there the address may be stored into memory with a shadow (the
+ * comparator the sort passes beside differentiated iterators). Such an
+ * object gets a shadow, one byte never read, so that its address has one. */
+static bool byte_object_handed_back(LLVMValueRef slot) {
+  if (LLVMStoreSizeOfType(kn_module.layout, LLVMGetAllocatedType(slot)) > 1)
+    return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (kn_is_call_site(user) && kn_type_has_pointers(LLVMTypeOf(user)))
+      return true;
+  }
+  return false;
+}
+
 /* Local memory has a shadow when a derivative can reach it. One that never
  * holds anything varied has none, so what is loaded from it is not varied
  * either: a C++ iterator over a Const container, whose operator++ and
  * operator* are calls at the start of the pipeline, holds pointers into
  * that container as a C pointer variable would. */
 static bool alloca_is_varied(ValueSet *varied, LLVMValueRef slot) {
-  return kn_type_has_floats(LLVMGetAllocatedType(slot)) || local_memory_reached(varied, slot, 0);
+  return kn_type_has_floats(LLVMGetAllocatedType(slot)) || local_memory_reached(varied, slot, 0) ||
+         byte_object_handed_back(slot);
 }
 
 static bool inst_is_varied(ValueSet *varied, LLVMValueRef inst) {

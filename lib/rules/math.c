@@ -58,28 +58,34 @@ PARTIAL(partial_log2) { UNUSED; return math_fdiv(b, K(1.0), math_fmul(b, X, K(LN
 PARTIAL(partial_log10) { UNUSED; return math_fdiv(b, K(1.0), math_fmul(b, X, K(LN10))); }
 PARTIAL(partial_log1p) { UNUSED; return math_fdiv(b, K(1.0), math_fadd(b, K(1.0), X)); }
 
-/* pow(x, e): d/dx = e * pow(x, e - 1); d/de = pow(x, e) * log(x), taken as
- * 0 where pow(x, e) is 0 so that x = 0 gives 0 rather than 0 * -inf. With
- * `pow` and `log` the library's names of the two (nvvm.c's fast pow). */
+/* pow(x, e): d/dx = e * pow(x, e - 1), taken as 0 where e is 0 (x^0 is the
+ * constant 1, but 0 * pow(0, -1) is 0 * inf: std::pow(x, n) with n = 0 at
+ * x = 0); d/de = pow(x, e) * log(x), taken as 0 where pow(x, e) is 0 so that
+ * x = 0 gives 0 rather than 0 * -inf. With `pow` and `log` the library's
+ * names of the two (nvvm.c's fast pow). */
 LLVMValueRef partial_pow_with(LLVMBuilderRef b, LLVMValueRef *args, LLVMValueRef y, unsigned i,
                               const char *pow, const char *log) {
   LLVMValueRef e = args[1];
   if (i == 0) {
     LLVMValueRef pow_args[2] = {X, math_fsub(b, e, K(1.0))};
-    return math_fmul(b, e, math_call(b, pow, pow_args, 2));
+    LLVMValueRef constant = LLVMBuildFCmp(b, LLVMRealOEQ, e, K(0.0), "");
+    return LLVMBuildSelect(b, constant, K(0.0),
+                           math_fmul(b, e, math_call(b, pow, pow_args, 2)), "");
   }
   LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, y, K(0.0), "");
   return LLVMBuildSelect(b, zero, K(0.0), math_fmul(b, y, call1(b, log, X)), "");
 }
 PARTIAL(partial_pow) { UNUSED; return partial_pow_with(b, args, y, i, "pow", "log"); }
 
-/* powi(x, n) = x^n for an integer n: n * x^(n-1). */
+/* powi(x, n) = x^n for an integer n: n * x^(n-1), and 0 for n = 0 (as pow). */
 PARTIAL(partial_powi) {
   UNUSED;
   LLVMValueRef n = args[1];
   LLVMValueRef pow_args[2] = {X, LLVMBuildSub(b, n, LLVMConstInt(LLVMTypeOf(n), 1, 0), "")};
   LLVMValueRef n_float = LLVMBuildSIToFP(b, n, LLVMTypeOf(X), "");
-  return math_fmul(b, n_float, math_call(b, "powi", pow_args, 2));
+  LLVMValueRef constant = LLVMBuildICmp(b, LLVMIntEQ, n, LLVMConstInt(LLVMTypeOf(n), 0, 0), "");
+  return LLVMBuildSelect(b, constant, K(0.0),
+                         math_fmul(b, n_float, math_call(b, "powi", pow_args, 2)), "");
 }
 
 /* ldexp(x, n) = x * 2^n. */

@@ -209,6 +209,8 @@ void cuda_reverse_of_write(LLVMBuilderRef b, const Rule *rule, LLVMValueRef call
   for (int i = 0; i < 4; i++)
     size[i] = sizes[i] >= 0 ? size_value(b, primal(sweep, LLVMGetOperand(call, (unsigned)sizes[i])))
                             : LLVMConstInt(i64_type(), 0, 0); /* a set has no source */
+  /* The driver's 2-D sets (cuMemsetD2D32) count the width in elements. */
+  size[2] = cuda_bytes(b, rule, size[2]);
   LLVMValueRef args[10] = {source,    size[0],   as_pointer(b, ddst), size[1],  size[2],
                            size[3],   common[0], common[1],           common[2], common[3]};
   kn_call_libc(b, "__kinase_copy2d_reverse", LLVMVoidTypeInContext(kn_module.ctx), args, 10);
@@ -444,6 +446,7 @@ static const struct {
 #define CUDA(name, kind, arg, how, kind_arg, stream_arg)
 #define CUDA_2D(name, kind, arg, how, kind_arg, stream_arg)
 #define CUDA_SET(name, unit, stream_arg)
+#define CUDA_SET_2D(name, unit, stream_arg)
 #define CUDA_TO_SYMBOL(name, stream_arg)
 #define CUDA_FROM_SYMBOL(name, stream_arg)
 #define CUDA_REFUSED(name, why) {name, why},
@@ -451,6 +454,7 @@ static const struct {
 #undef CUDA_REFUSED
 #undef CUDA_FROM_SYMBOL
 #undef CUDA_TO_SYMBOL
+#undef CUDA_SET_2D
 #undef CUDA_SET
 #undef CUDA_2D
 #undef CUDA

@@ -69,6 +69,7 @@ static const struct {
 #define CUDA_2D(name, kind, arg, how, kind_arg, stream_arg)                                       \
   {name, kind, arg, {how, kind_arg, stream_arg, 1, false, true, false}},
 #define CUDA_SET(name, unit, stream_arg) {name, RULE_MEMSET, 0, {0, -1, stream_arg, unit, false, false, false}},
+#define CUDA_SET_2D(name, unit, stream_arg) {name, RULE_MEMSET, 0, {0, -1, stream_arg, unit, false, true, false}},
 #define CUDA_TO_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, true, false, false}},
 #define CUDA_FROM_SYMBOL(name, stream_arg) {name, RULE_MEMCPY, 0, {0, 4, stream_arg, 1, false, false, true}},
 #define CUDA_REFUSED(name, why)
@@ -77,6 +78,7 @@ static const struct {
 #undef CUDA_FROM_SYMBOL
 #undef CUDA_TO_SYMBOL
 #undef CUDA_2D
+#undef CUDA_SET_2D
 #undef CUDA_SET
 #undef CUDA
 };

@@ -271,7 +271,12 @@ LLVMValueRef unsupported_missing_shadow(LLVMValueRef v, LLVMValueRef user, LLVMV
    * its own shadow. */
   if (LLVMIsAFunction(v) || only_called(user))
     return v;
-  bool null_like = LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v);
+  /* An integer made a pointer (the sentinels CU_LAUNCH_PARAM_BUFFER_POINTER
+   * and _SIZE in a launch's `extra`) points to no memory: null is its
+   * shadow, as it is null's. */
+  bool sentinel = LLVMIsAConstantExpr(v) && LLVMGetConstOpcode(v) == LLVMIntToPtr &&
+                  LLVMIsAConstantInt(LLVMGetOperand(v, 0));
+  bool null_like = LLVMIsNull(v) || LLVMIsUndef(v) || LLVMIsPoison(v) || sentinel;
   if (kn_is_pointer_type(LLVMTypeOf(v)) && !null_like) {
     kn_error(user, subject,
              "a pointer here may point either to memory with a shadow (a dup argument or local "

@@ -18,9 +18,45 @@ float peer_sum(const float *dev, int n) {
 
 float captured_sum(const float *dev, int n, cudaStream_t stream) {
   float host[64];
-  // CHECK: {{.*}}cuda-api-no-rule.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}captured_sum{{.*}}': CUDA API function 'cudaStreamBeginCapture' has no derivative rule in Kinase
+  // CHECK: {{.*}}cuda-api-no-rule.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}captured_sum{{.*}}': it records or runs a CUDA graph{{.*}} (cudaStreamBeginCapture)
   cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
   cudaMemcpyAsync(host, dev, n * sizeof(float), cudaMemcpyDeviceToHost, stream);
+  float s = 0;
+  for (int i = 0; i < n; i++)
+    s += host[i];
+  return s;
+}
+
+static void CUDART_CB report(void *) {}
+
+float host_fn_sum(const float *dev, int n, cudaStream_t stream) {
+  float host[64];
+  cudaMemcpyAsync(host, dev, n * sizeof(float), cudaMemcpyDeviceToHost, stream);
+  // CHECK: {{.*}}cuda-api-no-rule.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}host_fn_sum{{.*}}': it runs a host function in stream order{{.*}} (cudaLaunchHostFunc)
+  cudaLaunchHostFunc(stream, report, nullptr);
+  float s = 0;
+  for (int i = 0; i < n; i++)
+    s += host[i];
+  return s;
+}
+
+float reset_sum(const float *dev, int n) {
+  float host[64];
+  cudaMemcpy(host, dev, n * sizeof(float), cudaMemcpyDeviceToHost);
+  // CHECK: {{.*}}cuda-api-no-rule.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}reset_sum{{.*}}': it destroys the device's memory{{.*}} (cudaDeviceReset)
+  cudaDeviceReset();
+  float s = 0;
+  for (int i = 0; i < n; i++)
+    s += host[i];
+  return s;
+}
+
+float shared_sum(const float *dev, int n) {
+  float host[64];
+  cudaIpcMemHandle_t handle;
+  // CHECK: {{.*}}cuda-api-no-rule.cu:[[@LINE+1]]:{{[0-9]+}}: error: kinase: cannot differentiate '{{.*}}shared_sum{{.*}}': CUDA API function 'cudaIpcGetMemHandle' has no derivative rule in Kinase
+  cudaIpcGetMemHandle(&handle, (void *)dev);
+  cudaMemcpy(host, dev, n * sizeof(float), cudaMemcpyDeviceToHost);
   float s = 0;
   for (int i = 0; i < n; i++)
     s += host[i];
@@ -30,4 +66,7 @@ float captured_sum(const float *dev, int n, cudaStream_t stream) {
 void gradient(const float *dev, float *ddev, cudaStream_t stream) {
   __enzyme_autodiff((void *)peer_sum, enzyme_dup, dev, ddev, enzyme_const, 64);
   __enzyme_autodiff((void *)captured_sum, enzyme_dup, dev, ddev, enzyme_const, 64, enzyme_const, stream);
+  __enzyme_autodiff((void *)host_fn_sum, enzyme_dup, dev, ddev, enzyme_const, 64, enzyme_const, stream);
+  __enzyme_autodiff((void *)reset_sum, enzyme_dup, dev, ddev, enzyme_const, 64);
+  __enzyme_autodiff((void *)shared_sum, enzyme_dup, dev, ddev, enzyme_const, 64);
 }

@@ -28,9 +28,9 @@ define { double, double } @test(double %x, double %y) {
 
 ; CHECK-LABEL: define { double, double } @test(double %x, double %y)
 ; CHECK:         [[G:%.*]] = call { double, double } @__kinase_rev_f(double %x, double %y, double 1.000000e+00, ptr
-; CHECK-NEXT:    [[DX:%.*]] = extractvalue { double, double } [[G]], 0
-; CHECK-NEXT:    [[R1:%.*]] = insertvalue { double, double } poison, double [[DX]], 0
-; CHECK-NEXT:    [[DY:%.*]] = extractvalue { double, double } [[G]], 1
+; CHECK-DAG:     [[DX:%.*]] = extractvalue { double, double } [[G]], 0
+; CHECK-DAG:     [[DY:%.*]] = extractvalue { double, double } [[G]], 1
+; CHECK:         [[R1:%.*]] = insertvalue { double, double } poison, double [[DX]], 0
 ; CHECK-NEXT:    [[R2:%.*]] = insertvalue { double, double } [[R1]], double [[DY]], 1
 ; CHECK-NEXT:    ret { double, double } [[R2]]
 

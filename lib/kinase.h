@@ -1153,6 +1153,9 @@ typedef struct WarpOp WarpOp; /* rules.c */
 /* Emits, with `b`, the barrier the reverse sweep waits at for `call`, a
  * RULE_BARRIER call; args: its arguments as the reverse sweep sees them. */
 void cuda_mirror_barrier(LLVMBuilderRef b, LLVMValueRef call, const WarpOp *op, LLVMValueRef *args);
+/* Emits, with `b`, __syncwarp(__activemask()): the lanes running together
+ * wait for each other. */
+void cuda_warp_wait(LLVMBuilderRef b);
 /* The adjoint of a shuffle's value given the adjoint dy of its result;
  * args: the shuffle's arguments as the reverse sweep sees them. May leave
  * `b` in a new block. */

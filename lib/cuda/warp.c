@@ -42,6 +42,11 @@ void cuda_mirror_barrier(LLVMBuilderRef b, LLVMValueRef call, const WarpOp *op, 
   LLVMBuildCall2(b, type, mirror, args, LLVMCountParamTypes(type), "");
 }
 
+void cuda_warp_wait(LLVMBuilderRef b) {
+  LLVMValueRef active = kn_call_libc(b, "llvm.nvvm.activemask", i32(), NULL, 0);
+  kn_call_libc(b, "llvm.nvvm.bar.warp.sync", LLVMVoidTypeInContext(ctx()), &active, 1);
+}
+
 /* ---- shuffles of one value, with their validity ---- */
 
 static const char *const mode_names[] = {"idx", "up", "down", "bfly"};

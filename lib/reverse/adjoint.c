@@ -438,6 +438,15 @@ static void reverse_store(Reverse *r, LLVMValueRef store) {
   LLVMValueRef value = LLVMGetOperand(store, 0), at = LLVMGetOperand(store, 1);
   LLVMTypeRef type = adjoint_type(r, value);
   LLVMValueRef aug_shadow = rev_shadow_of(r, at, store), shadow = rev_primal(r, aug_shadow);
+  /* A volatile store to memory other threads read is warp-synchronous code
+   * (a reduction's last steps through a volatile __shared__ array, the
+   * CUDA samples' warpReduce without __syncwarp): the lanes read each
+   * other's stores in step. Their adjoints come back through the shadow
+   * the same way, so the lanes wait for each other before one reads what
+   * the others added there; without it the read was even folded into the
+   * clear before it, losing those adjoints. */
+  if (kn_module.gpu && LLVMGetVolatile(store) && !rev_is_local_object(kn_underlying_object(at)))
+    cuda_warp_wait(r->b);
   LLVMValueRef old = kn_type_has_floats(type)
                          ? LLVMBuildLoad2(r->b, type, guarded(r, aug_shadow, shadow, false), "")
                          : NULL;

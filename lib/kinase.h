@@ -80,6 +80,10 @@ bool kn_is_atomic_accumulation(LLVMValueRef inst);
  * launch sizes (dynamic shared memory). */
 bool kn_is_extern_shared(LLVMValueRef v);
 bool kn_call_is_pure(LLVMValueRef call);
+/* Whether calling `fn` may recurse: it reaches a function that calls itself
+ * through its callees, or an indirect call. The stack such code needs has no
+ * static size, so a kernel that runs it gets the driver's stack limit. */
+bool kn_reaches_recursion(LLVMValueRef fn);
 /* Atomics, fences, invoke, callbr: memory effects beyond a plain load or store. */
 bool kn_orders_memory(LLVMValueRef inst);
 void kn_set_unroll_count(LLVMValueRef branch, unsigned count);

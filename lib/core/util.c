@@ -370,6 +370,34 @@ bool kn_orders_memory(LLVMValueRef inst) {
   }
 }
 
+/* Depth-first over the calls: a callee still on the path is a cycle. */
+static bool recursion_from(LLVMValueRef fn, ValueSet *on_path, ValueSet *done) {
+  if (vset_has(on_path, fn))
+    return true;
+  if (vset_has(done, fn) || LLVMIsDeclaration(fn))
+    return false;
+  vset_add(on_path, fn);
+  bool found = false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !found; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && !found; inst = LLVMGetNextInstruction(inst)) {
+      if (!kn_is_call_site(inst) || LLVMIsAInlineAsm(LLVMGetCalledValue(inst)))
+        continue;
+      LLVMValueRef callee = kn_called_function(inst);
+      found = callee ? recursion_from(callee, on_path, done) : true;
+    }
+  vset_remove(on_path, fn);
+  vset_add(done, fn);
+  return found;
+}
+
+bool kn_reaches_recursion(LLVMValueRef fn) {
+  ValueSet on_path = {0}, done = {0};
+  bool found = recursion_from(fn, &on_path, &done);
+  vset_free(&on_path);
+  vset_free(&done);
+  return found;
+}
+
 bool kn_call_is_pure(LLVMValueRef call) {
   unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
   LLVMAttributeRef at = LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, memory);

@@ -617,6 +617,9 @@ static void reverse_cuda_memory_call(Reverse *r, LLVMValueRef call, const Rule *
            kn_function_name(kn_called_function(call)));
       return;
     }
+    /* A count or an index copied into an integer variable: no adjoint moves. */
+    if (moves && m.numbers && !m.floats && !m.mixed_floats && !m.pointers && !m.record)
+      return;
     /* none: the host never reads it as numbers; the runtime knows the type
      * from the kernels launched with it. */
     cuda_reverse_of_write(r->b, rule, call, primal_in_sweep, r,

@@ -144,8 +144,11 @@ static char *tape_place(Reverse *r, const BlockRecord *record) {
  * of a tape the caller holds (a request's, a derivative kernel's) start in
  * the tape itself, in the thread's local memory, so loops of a few hundred
  * records never grow (cuda/arena.c grows the rest). This many bytes for
- * all of them. */
-enum { INLINE_RECORD_BYTES = 1024 };
+ * all of them; far fewer where the code may recurse: the kernel's stack
+ * then has no static size, and the driver gives it 1 KB a thread unless the
+ * program raises cudaLimitStackSize, which a kilobyte of records alone
+ * overflowed (an illegal address in the reverse kernel). */
+enum { INLINE_RECORD_BYTES = 1024, INLINE_RECORD_BYTES_RECURSIVE = 128 };
 
 static void place_inline_records(Reverse *r, unsigned *next_field) {
   if (!kn_module.gpu || !r->sig->adjacent)
@@ -153,12 +156,13 @@ static void place_inline_records(Reverse *r, unsigned *next_field) {
   unsigned vectors = 0;
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
     vectors += r->records[i].record && !r->records[i].once;
+  unsigned budget = kn_reaches_recursion(r->sig->fn) ? INLINE_RECORD_BYTES_RECURSIVE : INLINE_RECORD_BYTES;
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
     BlockRecord *record = &r->records[i];
     if (!record->record || record->once)
       continue;
     unsigned long long size = LLVMABISizeOfType(kn_module.layout, record->record);
-    record->inline_records = (unsigned)(INLINE_RECORD_BYTES / vectors / (size ? size : 1));
+    record->inline_records = (unsigned)(budget / vectors / (size ? size : 1));
     if (record->inline_records)
       record->inline_field = (*next_field)++;
   }

@@ -31,18 +31,20 @@ static bool may_observe(Reverse *r, LLVMValueRef inst) {
   switch (LLVMGetInstructionOpcode(inst)) {
   case LLVMLoad:
     return LLVMGetVolatile(inst) || !rev_is_local_object(kn_underlying_object(LLVMGetOperand(inst, 0)));
-  case LLVMCall: {
-    const Rule *rule = rule_for_call(inst);
-    LLVMValueRef callee = kn_called_function(inst);
-    unsigned id = callee ? LLVMGetIntrinsicID(callee) : 0;
-    bool marker = id == LLVMLookupIntrinsicID("llvm.lifetime.start", 19) ||
-                  id == LLVMLookupIntrinsicID("llvm.lifetime.end", 17);
-    return !rev_aug_call_of(r, inst) && !marker && !cuda_is_thread_geometry(inst) &&
-           !(rule && rule->kind == RULE_MATH) && !kn_call_is_pure(inst);
-  }
+  case LLVMCall:
+    return !rev_aug_call_of(r, inst) && !rev_call_is_inert(inst);
   default:
     return false;
   }
+}
+
+bool rev_call_is_inert(LLVMValueRef call) {
+  const Rule *rule = rule_for_call(call);
+  LLVMValueRef callee = kn_called_function(call);
+  unsigned id = callee ? LLVMGetIntrinsicID(callee) : 0;
+  bool marker = id && (id == LLVMLookupIntrinsicID("llvm.lifetime.start", 19) ||
+                       id == LLVMLookupIntrinsicID("llvm.lifetime.end", 17));
+  return marker || cuda_is_thread_geometry(call) || (rule && rule->kind == RULE_MATH) || kn_call_is_pure(call);
 }
 
 static bool runs_exactly_once(Reverse *r, LLVMBasicBlockRef bb) {

@@ -25,17 +25,15 @@ static bool is_intrinsic_named(LLVMValueRef callee, const char *name) {
   return id && id == LLVMLookupIntrinsicID(name, strlen(name));
 }
 
-/* Calls that need no reverse: pure ones, markers, and memory intrinsics on
- * memory without shadows. */
+/* Calls that need no reverse: inert ones, assumptions, and memory
+ * intrinsics on memory without shadows. */
 static bool call_is_idle(Reverse *r, LLVMValueRef call) {
   if (rev_aug_call_of(r, call) || activity_any_operand(&r->varied, call, 0, LLVMGetNumArgOperands(call)))
     return false;
   LLVMValueRef callee = kn_called_function(call);
-  const Rule *rule = rule_for_call(call);
-  return kn_call_is_pure(call) || cuda_is_thread_geometry(call) || (rule && rule->kind == RULE_MATH) ||
-         is_intrinsic_named(callee, "llvm.lifetime.start") || is_intrinsic_named(callee, "llvm.lifetime.end") ||
-         is_intrinsic_named(callee, "llvm.assume") || is_intrinsic_named(callee, "llvm.memset") ||
-         is_intrinsic_named(callee, "llvm.memcpy") || is_intrinsic_named(callee, "llvm.memmove");
+  return rev_call_is_inert(call) || is_intrinsic_named(callee, "llvm.assume") ||
+         is_intrinsic_named(callee, "llvm.memset") || is_intrinsic_named(callee, "llvm.memcpy") ||
+         is_intrinsic_named(callee, "llvm.memmove");
 }
 
 /* What reversing `inst` would do (adjoint.c's rev_reverse_instruction):

@@ -327,6 +327,9 @@ void rev_drop_held_clears(Reverse *r);
 bool rev_is_local_object(LLVMValueRef base);
 /* final.c: stores that end the function, made after the reverse sweep */
 bool rev_final_store(Reverse *r, LLVMValueRef inst);
+/* A call no other code can see the effects of: pure, a lifetime marker, a
+ * thread index, a libm function. */
+bool rev_call_is_inert(LLVMValueRef call);
 void rev_place_final_stores(Reverse *r);
 void rev_drop_final_stores(Reverse *r);
 LLVMValueRef rev_add_any(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);

@@ -156,6 +156,8 @@ static void place_inline_records(Reverse *r, unsigned *next_field) {
   unsigned vectors = 0;
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++)
     vectors += r->records[i].record && !r->records[i].once;
+  if (!vectors)
+    return;
   unsigned budget = kn_reaches_recursion(r->sig->fn) ? INLINE_RECORD_BYTES_RECURSIVE : INLINE_RECORD_BYTES;
   for (ptrdiff_t i = 0; i < arrlen(r->records); i++) {
     BlockRecord *record = &r->records[i];
